@@ -1,0 +1,272 @@
+"""Cascade metrics: reciprocal rank and expected reciprocal rank (ERR).
+
+A user reads down the ranking and stops at a document with probability R, its
+stop probability (1 for a relevant document in reciprocal rank). The metrics
+are sums of stop probabilities divided by the rank.
+"""
+
+import numpy as np
+
+from ._dcg import MAX_EXPONENTIAL_LABEL
+from ._docs import fill_doc
+from ._grouping import evaluate, positions_in_segments
+from ._precision import relevance
+from ._validation import check_k, check_real
+
+
+def exclusive_cumprod(values, positions):
+    """Product of the values of the rows above each row in its segment.
+
+    A log-depth scan (Hillis & Steele) over all segments at once: in step s
+    every row multiplies in the row s places above it when that row is in the
+    same segment, which ``positions >= s`` tells.
+    """
+    inclusive = values.copy()
+    step = 1
+    while step <= positions.max(initial=0):
+        same = positions[step:] >= step
+        inclusive[step:][same] *= inclusive[:-step][same]
+        step *= 2
+    exclusive = np.ones_like(values)
+    exclusive[1:] = inclusive[:-1]
+    exclusive[positions == 0] = 1.0
+    return exclusive
+
+
+def symmetric_means(values, starts, sizes, degrees):
+    """Elementary symmetric means of the values of each block.
+
+    For block b (rows ``starts[b]`` to ``starts[b] + sizes[b] - 1``) and
+    j = 0..``degrees[b]``, the mean over the j-subsets of the block of the
+    product of their values: the probability that none of the first j rows of a
+    random ordering of the block stops the user. Built by adding one row at a
+    time with the convex recurrence
+    ``e_j(n) = ((n - j) e_j(n-1) + j v_n e_{j-1}(n-1)) / n``, all blocks at
+    once, largest first, so the loop runs once per row of the largest block.
+
+    Returns the flat array of means and the offset of each block's j = 0 entry.
+    """
+    by_size = np.argsort(-sizes, kind="stable")
+    sizes, starts, widths = sizes[by_size], starts[by_size], degrees[by_size] + 1
+    ends = np.cumsum(widths)
+    means = np.zeros(ends[-1])
+    means[ends - widths] = 1.0
+    j = positions_in_segments(ends - widths, ends[-1]).astype(np.float64)
+    n_active = np.searchsorted(-sizes, -np.arange(sizes[0] + 1), side="right")
+    for n in range(1, sizes[0] + 1):
+        end = ends[n_active[n] - 1]
+        value = np.repeat(values[starts[: n_active[n]] + n - 1], widths[: n_active[n]])
+        previous = np.concatenate(([0.0], means[: end - 1]))
+        means[:end] = ((n - j[:end]) * means[:end] + j[:end] * value * previous) / n
+    offsets = np.empty_like(ends)
+    offsets[by_size] = ends - widths
+    return means, offsets
+
+
+def stop_probabilities(ranking, stop, k=None):
+    """Probability that the user stops at each row, zero past rank ``k``.
+
+    With ties averaged this is the exact mean over all orderings of each tie
+    block: the user reaches the block with probability ``reach`` (the product
+    of 1 - R over the blocks above) and stops at its j-th place with
+    probability ``reach * (e_j - e_{j+1})``, where e_j are the symmetric means
+    of 1 - R over the block.
+    """
+    kept = ranking.within(k)
+    rows = np.arange(ranking.n_rows) if kept is None else np.flatnonzero(kept)
+    go_on = 1.0 - stop
+    reach = np.zeros(ranking.n_rows)
+    reach[rows] = exclusive_cumprod(go_on[rows], ranking.positions[rows])
+    probability = reach * stop
+    if kept is not None:
+        probability[~kept] = 0.0
+    if ranking.has_ties:
+        starts, sizes = ranking.block_starts, ranking.block_sizes
+        first = ranking.positions[starts]
+        visible = sizes if k is None else np.minimum(sizes, k - first)
+        tied = (sizes > 1) & (visible > 0) & (reach[starts] > 0)
+        starts, sizes, visible = starts[tied], sizes[tied], visible[tied]
+        if len(starts):
+            means, offsets = symmetric_means(go_on, starts, sizes, visible)
+            j = positions_in_segments(np.cumsum(visible) - visible, visible.sum())
+            entry = np.repeat(offsets, visible) + j
+            probability[np.repeat(starts, visible) + j] = np.repeat(reach[starts], visible) * (
+                means[entry] - means[entry + 1]
+            )
+    return probability
+
+
+def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
+    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    probability = stop_probabilities(ranking, relevant, check_k(k))
+    return ranking.query_sum(probability / (ranking.positions + 1.0)), n_relevant > 0
+
+
+def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
+    k = check_k(k)
+    labels = ranking.labels
+    top = labels.max()
+    if max_grade is None:
+        max_grade = top
+    else:
+        max_grade = check_real("max_grade", max_grade, low=0)
+        if top > max_grade:
+            raise ValueError(
+                f"y_true has a label of {top:g}, above max_grade={max_grade:g}; pass the largest "
+                "possible grade of the labelling scale (or None to use the largest label given)."
+            )
+    if max_grade > MAX_EXPONENTIAL_LABEL:
+        raise ValueError(
+            f"ERR computes 2**label, which overflows float64 for labels above {MAX_EXPONENTIAL_LABEL}; "
+            f"got max_grade={max_grade:g}. Rescale the labels."
+        )
+    stop = (np.exp2(labels) - 1.0) / np.exp2(max_grade)
+    probability = stop_probabilities(ranking, stop, k)
+    return ranking.query_sum(probability / (ranking.positions + 1.0)), ranking.has_relevant()
+
+
+@fill_doc
+def mean_reciprocal_rank_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Mean reciprocal rank (MRR@k): one over the rank of the first relevant document.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        (M)RR@k, in [0, 1].
+
+    See Also
+    --------
+    expected_reciprocal_rank_score : The graded cascade generalisation.
+
+    Notes
+    -----
+    .. math:: \mathrm{RR@k} = 1 / \mathrm{rank}_1 \ \text{if}\ \mathrm{rank}_1 \leq k,\ \text{else}\ 0
+
+    where :math:`\mathrm{rank}_1` is the 1-based rank of the first relevant
+    document, as trec_eval's ``recip_rank`` (which has no cutoff). A query
+    without a relevant document scores ``zero_division``. With ties averaged,
+    the value is the exact mean over all orderings of the ties: in a block of
+    m documents holding r relevant ones, the first relevant document is at the
+    block's j-th place with probability
+    :math:`\binom{m-r}{j}/\binom{m}{j} - \binom{m-r}{j+1}/\binom{m}{j+1}`.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import mean_reciprocal_rank_score
+    >>> mean_reciprocal_rank_score([0, 0, 1, 1, 0, 0], [3, 2, 1, 3, 2, 1], qid=[1, 1, 1, 2, 2, 2])
+    0.6666666666666666
+    >>> round(mean_reciprocal_rank_score([0, 1], [1, 1]), 4)  # the tie is averaged: (1 + 1/2) / 2
+    0.75
+    """
+    return evaluate(
+        _reciprocal_rank,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
+    )
+
+
+@fill_doc
+def expected_reciprocal_rank_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    max_grade=None,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Expected reciprocal rank (ERR@k) of graded rankings (Chapelle et al. 2009).
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    max_grade : float, default=None
+        The top grade of the labelling scale, :math:`g_{\max}` below. None uses
+        the largest label in ``y_true`` of this call. Pass it explicitly when
+        comparing scores across calls, such as cross-validation folds: a fold
+        whose best document happens to be a 3 on a 0-4 scale would otherwise
+        treat 3 as perfect, and fold scores would be on different scales.
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        ERR@k, in [0, 1].
+
+    See Also
+    --------
+    mean_reciprocal_rank_score : The binary special case.
+
+    Notes
+    -----
+    .. math:: \mathrm{ERR@k} = \sum_{i=1}^{\min(k, n)} \frac{1}{i}\, R_i
+              \prod_{j<i} (1 - R_j),
+              \qquad R = \frac{2^{\mathrm{rel}} - 1}{2^{g_{\max}}}
+
+    A query whose labels are all 0 scores ``zero_division``. With ties
+    averaged, the value is the exact mean over all orderings of each tie
+    block, computed from the elementary symmetric means of :math:`1 - R`
+    over the block (no sampling): the cost is the number of rows of the block
+    times the number of its ranks within k, so it is the one metric whose time
+    grows with the size of the largest tie block.
+
+    References
+    ----------
+    .. [1] O. Chapelle, D. Metzler, Y. Zhang and P. Grinspan, "Expected
+       reciprocal rank for graded relevance", CIKM 2009.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import expected_reciprocal_rank_score
+    >>> round(expected_reciprocal_rank_score([2, 1, 0], [0.9, 0.5, 0.1]), 4)
+    0.7812
+    """
+    return evaluate(
+        _expected_reciprocal_rank,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        max_grade=max_grade,
+    )

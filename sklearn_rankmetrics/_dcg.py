@@ -1,0 +1,293 @@
+"""Cumulative gain, discounted cumulative gain and its normalised form."""
+
+import numpy as np
+
+from ._docs import fill_doc
+from ._grouping import evaluate, rank_order
+from ._validation import check_k, check_option
+
+GAINS = ("linear", "exponential")
+DISCOUNTS = ("log2", "jarvelin")
+# 2.0 ** 1024 overflows float64.
+MAX_EXPONENTIAL_LABEL = 1023
+
+
+def gain_values(labels, gain):
+    """Gain of each label: the label itself, or 2**label - 1."""
+    if check_option("gain", gain, GAINS) == "linear":
+        return labels
+    top = labels.max()
+    if top > MAX_EXPONENTIAL_LABEL:
+        raise ValueError(
+            f"gain='exponential' computes 2**label - 1, which overflows float64 for labels above "
+            f"{MAX_EXPONENTIAL_LABEL}; got a label of {top:g}. Use gain='linear' or rescale the labels."
+        )
+    return np.exp2(labels) - 1.0
+
+
+def rank_weights(discount, n_ranks, k=None):
+    """Discount of ranks 1..n_ranks, zero past the cutoff ``k``."""
+    ranks = np.arange(1, n_ranks + 1, dtype=np.float64)
+    if callable(discount):
+        weights = np.asarray(discount(ranks), dtype=np.float64)
+        if weights.shape != ranks.shape or not np.isfinite(weights).all():
+            raise ValueError(
+                "A callable discount must map the 1-D array of 1-based ranks to an array of finite "
+                f"weights of the same shape {ranks.shape}; got shape {weights.shape}."
+            )
+    elif check_option("discount", discount, DISCOUNTS) == "log2":
+        weights = 1.0 / np.log2(ranks + 1.0)
+    else:
+        weights = 1.0 / np.log2(np.maximum(ranks, 2.0))
+    if k is not None:
+        weights[k:] = 0.0
+    return weights
+
+
+def ideal_dcg(ranking, gain, weights):
+    """DCG of each query's own labels sorted in descending order."""
+    labels = ranking.labels
+    grades = labels.astype(np.intp)
+    n_grades = grades.max() + 1
+    if n_grades <= 64 and np.array_equal(grades, labels):
+        # Small integer grades: count each grade per query and sum the weights of
+        # the ranks it fills in the ideal order. No second sort.
+        cells = ranking.query_of_row * n_grades + grades
+        counts = np.bincount(cells, minlength=ranking.n_queries * n_grades).reshape(-1, n_grades)[:, ::-1]
+        last = np.cumsum(counts, axis=1)
+        cumulative = np.concatenate(([0.0], np.cumsum(weights)))
+        weight_sums = cumulative[last] - cumulative[last - counts]
+        return weight_sums @ gain_values(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
+    order = rank_order(ranking.query_of_row, labels)
+    return ranking.query_sum(gain_values(labels[order], gain) * weights[ranking.positions])
+
+
+def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False):
+    weights = rank_weights(discount, ranking.query_sizes.max(), check_k(k))
+    gains = ranking.tie_mean(gain_values(ranking.labels, gain))
+    dcg = ranking.query_sum(gains * weights[ranking.positions])
+    if not normalize:
+        return dcg, ranking.has_relevant()
+    ideal = ideal_dcg(ranking, gain, weights)
+    defined = ideal > 0
+    return np.divide(dcg, ideal, out=np.zeros_like(dcg), where=defined), defined
+
+
+def _cumulative_gain(ranking, *, k=None, gain="linear"):
+    return _dcg(ranking, k=k, gain=gain, discount=lambda ranks: np.ones_like(ranks))
+
+
+def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):
+    return _dcg(ranking, k=k, gain=gain, discount=discount, normalize=True)
+
+
+@fill_doc
+def cumulative_gain_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    gain="linear",
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Cumulative gain at k (CG@k): the sum of the gains of the top k documents.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(gain)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        CG@k, non-negative.
+
+    See Also
+    --------
+    dcg_score : CG with the gain of each rank discounted.
+
+    Notes
+    -----
+    .. math:: \mathrm{CG@k} = \sum_{i=1}^{\min(k, n)} g(\mathrm{rel}_i)
+
+    With ties averaged, a block of tied documents that straddles rank k
+    contributes its mean gain times the number of its ranks within k.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import cumulative_gain_score
+    >>> cumulative_gain_score([3, 2, 0, 1], [0.9, 0.3, 0.5, 0.1], k=2)
+    3.0
+    """
+    return evaluate(
+        _cumulative_gain,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        gain=gain,
+    )
+
+
+@fill_doc
+def dcg_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    gain="linear",
+    discount="log2",
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Discounted cumulative gain at k (DCG@k) of grouped rankings.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(gain)s
+    %(discount)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        DCG@k, non-negative.
+
+    See Also
+    --------
+    ndcg_score : DCG divided by the DCG of the ideal ranking.
+    sklearn.metrics.dcg_score : The same metric on padded 2-D arrays.
+
+    Notes
+    -----
+    .. math:: \mathrm{DCG@k} = \sum_{i=1}^{\min(k, n)} g(\mathrm{rel}_i)\, d(i)
+
+    with the gain :math:`g` and discount :math:`d` chosen above. The defaults
+    reproduce :func:`sklearn.metrics.dcg_score`. With ties averaged, each
+    document of a tie block gets the block's mean gain.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import dcg_score
+    >>> round(dcg_score([3, 1, 2, 3, 2, 0], [6, 5, 4, 3, 2, 1], gain="exponential"), 6)
+    13.306224
+    """
+    return evaluate(
+        _dcg,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        gain=gain,
+        discount=discount,
+    )
+
+
+@fill_doc
+def ndcg_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    gain="linear",
+    discount="log2",
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Normalised discounted cumulative gain at k (NDCG@k) of grouped rankings.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(gain)s
+    %(discount)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        NDCG@k, in [0, 1].
+
+    See Also
+    --------
+    dcg_score : The unnormalised metric.
+    sklearn.metrics.ndcg_score : The same metric on padded 2-D arrays.
+
+    Notes
+    -----
+    .. math:: \mathrm{NDCG@k} = \mathrm{DCG@k} / \mathrm{IDCG@k}
+
+    where IDCG@k is the DCG@k of the query's own labels in descending order
+    (the ideal ranking of the documents given). A query with IDCG of 0 (every
+    label 0) scores ``zero_division``. The defaults reproduce
+    :func:`sklearn.metrics.ndcg_score` and trec_eval's ``ndcg_cut_k``;
+    ``gain="exponential", ties="stable", zero_division=1.0`` reproduces
+    LightGBM's ``ndcg@k``.
+
+    References
+    ----------
+    .. [1] K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of
+       IR techniques", ACM TOIS 20(4), 2002.
+    .. [2] F. McSherry and M. Najork, "Computing information retrieval
+       performance measures efficiently in the presence of tied scores",
+       ECIR 2008.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ndcg_score
+    >>> y_true = [3, 2, 0, 1, 0, 2]
+    >>> y_score = [0.9, 0.3, 0.5, 0.1, 0.8, 0.4]
+    >>> qid = [1, 1, 1, 2, 2, 2]
+    >>> round(ndcg_score(y_true, y_score, qid=qid), 4)
+    0.8041
+    >>> ndcg_score(y_true, y_score, qid=qid, k=1, average=False)
+    array([1., 0.])
+    """
+    return evaluate(
+        _ndcg,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        gain=gain,
+        discount=discount,
+    )

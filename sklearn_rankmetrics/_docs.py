@@ -1,0 +1,51 @@
+"""Parameter descriptions shared by the metric docstrings, filled in by :func:`fill_doc`."""
+
+PARAMETERS = {
+    "y_true_y_score": """y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
+        Non-negative relevance labels, one per document.
+    y_score : array-like of the same shape as ``y_true``
+        Predicted scores, finite; a higher score ranks higher.""",
+    "qid": """qid : array-like of shape (n_samples,), default=None
+        Query id of each row, of any comparable type (int, str, a pandas
+        Series or Categorical); the rows of a query need not be contiguous.
+        None: a single query for 1-D inputs, one query per row for 2-D inputs
+        (the layout of :func:`sklearn.metrics.ndcg_score`).""",
+    "k": """k : int, default=None
+        Only the top ``k`` documents of each query are examined; None: all.
+        A query with fewer than ``k`` documents uses all of them.""",
+    "gain": """gain : {"linear", "exponential"}, default="linear"
+        Gain of a document with label ``rel``: ``"linear"``, ``rel`` itself (as
+        sklearn and trec_eval); ``"exponential"``, ``2**rel - 1`` (as LightGBM
+        and XGBoost).""",
+    "discount": """discount : {"log2", "jarvelin"} or callable, default="log2"
+        Weight of the document at 1-based rank :math:`i`: ``"log2"``,
+        :math:`1/\\log_2(i+1)` at every rank; ``"jarvelin"``, the original
+        Järvelin–Kekäläinen form, :math:`\\mathrm{rel}_1 + \\sum_{i \\geq 2}
+        \\mathrm{rel}_i/\\log_2(i)` (ranks 1 and 2 undiscounted); or a callable
+        mapping the array of ranks 1..n to an array of weights.""",
+    "relevance_threshold": """relevance_threshold : float, default=1
+        A document is relevant when its label is >= this positive threshold.""",
+    "ties": """ties : {"average", "pessimistic", "optimistic", "stable"}, default="average"
+        Order of documents with equal scores: ``"average"``, the exact mean of
+        the metric over all orderings of each block of ties (McSherry & Najork
+        2008); ``"pessimistic"``, worst label first; ``"optimistic"``, best
+        label first; ``"stable"``, input order.""",
+    "sample_weight": """sample_weight : array-like of shape (n_samples,) or (n_queries,), default=None
+        Weight of each query in the mean: one value per row for 1-D inputs,
+        constant within a query, or one per query (row) for 2-D inputs.""",
+    "average": """average : bool, default=True
+        Return the weighted mean over queries as a float; False: an array with
+        one value per query, ordered like ``np.unique(qid)``.""",
+    "zero_division": """zero_division : {0.0, 1.0, np.nan}, default=0.0
+        Value of a query without any relevant document (no label >= the
+        threshold for binary metrics, every label 0 for graded metrics), where
+        the metric is undefined: 0.0 (as sklearn and trec_eval), 1.0 (as LightGBM and
+        XGBoost), or ``np.nan`` to leave the query out of the mean (nan, with
+        a warning, if every query is left out).""",
+}
+
+
+def fill_doc(function):
+    """Replace ``%(name)s`` in the docstring of ``function`` by the shared description."""
+    function.__doc__ = function.__doc__ % PARAMETERS
+    return function

@@ -1,0 +1,352 @@
+"""Binary-relevance metrics: precision, recall and R-precision at k, average precision."""
+
+import numpy as np
+
+from ._docs import fill_doc
+from ._grouping import evaluate
+from ._validation import check_k, check_option, check_real
+
+DENOMINATORS = ("relevant", "capped")
+
+
+def relevance(ranking, threshold):
+    """1.0 for each row whose label is >= ``threshold``, else 0.0, and the count per query."""
+    threshold = check_real("relevance_threshold", threshold, low=0, low_open=True)
+    relevant = (ranking.labels >= threshold).astype(np.float64)
+    return relevant, ranking.query_sum(relevant)
+
+
+def hits(ranking, relevant, cutoff):
+    """Expected number of relevant documents above ``cutoff`` (a scalar or one per query)."""
+    expected = ranking.tie_mean(relevant)
+    if np.ndim(cutoff) == 0:
+        above = ranking.within(cutoff)
+    else:
+        above = ranking.positions < cutoff[ranking.query_of_row]
+    return ranking.query_sum(expected if above is None else expected * above)
+
+
+def _precision(ranking, *, k=None, relevance_threshold=1):
+    k = check_k(k)
+    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    per_query = ranking.query_sizes if k is None else k
+    return hits(ranking, relevant, k) / per_query, n_relevant > 0
+
+
+def _recall(ranking, *, k=None, relevance_threshold=1):
+    k = check_k(k)
+    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    return _ratio(hits(ranking, relevant, k), n_relevant)
+
+
+def _r_precision(ranking, *, k=None, relevance_threshold=1):
+    k = check_k(k)
+    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
+    return _ratio(hits(ranking, relevant, cutoff), n_relevant)
+
+
+def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
+    k = check_k(k)
+    denominator = check_option("denominator", denominator, DENOMINATORS)
+    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    ranks = ranking.positions + 1.0
+    # Relevant documents ranked above each row, within its query.
+    above = np.cumsum(relevant) - relevant
+    above -= np.repeat(above[ranking.query_starts], ranking.query_sizes)
+    if ranking.has_ties:
+        # A relevant document placed uniformly in a block of m rows holding r
+        # relevant ones, at rank p, has on average (p - first) (r - 1) / (m - 1)
+        # of the block's other relevant documents above it.
+        sizes = ranking.block_sizes
+        in_block = ranking.block_sum(relevant)
+        spread = np.divide(in_block - 1, sizes - 1, out=np.zeros_like(in_block), where=sizes > 1)
+        first = ranking.block_starts
+        above = np.repeat(above[first] - ranking.positions[first] * spread, sizes) + ranking.positions * np.repeat(
+            spread, sizes
+        )
+        relevant = ranking.tie_mean(relevant)
+    precision_sum = relevant * (above + 1.0) / ranks
+    kept = ranking.within(k)
+    sums = ranking.query_sum(precision_sum if kept is None else precision_sum * kept)
+    per_query = n_relevant if denominator == "relevant" or k is None else np.minimum(n_relevant, k)
+    return _ratio(sums, per_query)
+
+
+def _ratio(numerator, denominator):
+    defined = denominator > 0
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined), defined
+
+
+@fill_doc
+def precision_at_k_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Precision at k: the fraction of the top k documents that are relevant.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        P@k, in [0, 1].
+
+    See Also
+    --------
+    recall_at_k_score : Divides by the number of relevant documents instead.
+    r_precision_score : Precision at the number of relevant documents.
+
+    Notes
+    -----
+    .. math:: \mathrm{P@k} = |\{\text{relevant in the top } k\}| / k
+
+    The denominator is ``k`` even when a query has fewer than ``k`` documents,
+    as in trec_eval's ``P_k``; with ``k=None`` it is the number of documents
+    of the query. With ties averaged, the numerator is the expected count
+    over all orderings of the ties.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import precision_at_k_score
+    >>> precision_at_k_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], k=2)
+    0.5
+    >>> precision_at_k_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], k=10)
+    0.2
+    """
+    return evaluate(
+        _precision,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
+    )
+
+
+@fill_doc
+def recall_at_k_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Recall at k: the fraction of a query's relevant documents in its top k.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        Recall@k, in [0, 1].
+
+    See Also
+    --------
+    precision_at_k_score : Divides by ``k`` instead.
+
+    Notes
+    -----
+    .. math:: \mathrm{R@k} = |\{\text{relevant in the top } k\}| / R
+
+    where :math:`R` counts the relevant documents among the query's rows, as
+    trec_eval's ``recall_k`` does when every row is judged. A query with
+    :math:`R = 0` scores ``zero_division``.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import recall_at_k_score
+    >>> round(recall_at_k_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.6], k=2), 4)
+    0.3333
+    """
+    return evaluate(
+        _recall,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
+    )
+
+
+@fill_doc
+def r_precision_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""R-precision: precision at rank R, the number of relevant documents of the query.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        R-precision, in [0, 1].
+
+    See Also
+    --------
+    precision_at_k_score : Precision at a fixed rank.
+
+    Notes
+    -----
+    .. math:: \mathrm{R\text{-}prec} = |\{\text{relevant in the top } R\}| / R
+
+    as trec_eval's ``Rprec``. With ``k``, only the top ``min(R, k)``
+    documents are examined and the denominator stays :math:`R`. A query with
+    :math:`R = 0` scores ``zero_division``.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import r_precision_score
+    >>> round(r_precision_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.6]), 4)
+    0.6667
+    """
+    return evaluate(
+        _r_precision,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
+    )
+
+
+@fill_doc
+def mean_average_precision_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+    denominator="relevant",
+):
+    r"""Mean average precision (MAP@k) of grouped rankings.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+    denominator : {"relevant", "capped"}, default="relevant"
+        What a query's sum of precisions is divided by: ``"relevant"``, its
+        number :math:`R` of relevant documents (trec_eval, ranx); ``"capped"``,
+        :math:`\min(k, R)` (LightGBM, XGBoost, CatBoost). Equal when ``k`` is
+        None.
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        (M)AP@k, in [0, 1].
+
+    See Also
+    --------
+    precision_at_k_score : Precision at a single rank.
+
+    Notes
+    -----
+    .. math:: \mathrm{AP@k} = \frac{1}{D} \sum_{i \leq k,\ i\ \text{relevant}}
+              \mathrm{P@}i
+
+    with :math:`D = R` or :math:`\min(k, R)`. A query with :math:`R = 0`
+    scores ``zero_division``. With ties averaged, the value is the exact mean
+    of AP over all orderings of each tie block: a relevant document placed
+    uniformly at random in a block has, on average, a fixed share of the
+    block's other relevant documents above it.
+
+    References
+    ----------
+    .. [1] F. McSherry and M. Najork, "Computing information retrieval
+       performance measures efficiently in the presence of tied scores",
+       ECIR 2008.
+
+    Examples
+    --------
+    Relevance 1, 0, 0, 1, 1, 1 in rank order gives AP = (1 + 2/4 + 3/5 + 4/6) / 4:
+
+    >>> from sklearn_rankmetrics import mean_average_precision_score
+    >>> round(mean_average_precision_score([1, 0, 0, 1, 1, 1], [6, 5, 4, 3, 2, 1]), 4)
+    0.6917
+    """
+    return evaluate(
+        _average_precision,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
+        denominator=denominator,
+    )

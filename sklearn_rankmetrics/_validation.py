@@ -1,0 +1,116 @@
+"""Input and parameter checks shared by every metric.
+
+Every error names the argument, what is accepted and what was received.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_array
+
+TIES = ("average", "pessimistic", "optimistic", "stable")
+
+
+def check_option(name, value, allowed):
+    """Return ``value`` if it is one of the ``allowed`` strings."""
+    if not isinstance(value, str) or value not in allowed:
+        options = ", ".join(repr(option) for option in allowed)
+        raise ValueError(f"{name} must be one of {options}; got {value!r}.")
+    return value
+
+
+def check_k(k):
+    """Return the cutoff ``k``: None (the whole list) or an integer >= 1."""
+    if k is None:
+        return None
+    if isinstance(k, bool | np.bool_) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be None or an integer >= 1; got {k!r} of type {type(k).__name__}.")
+    if k < 1:
+        raise ValueError(f"k must be None or an integer >= 1; got {k}.")
+    return int(k)
+
+
+def check_zero_division(zero_division):
+    """Return the value given to queries where a metric is undefined: 0.0, 1.0 or nan."""
+    if isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool | np.bool_):
+        value = float(zero_division)
+        if value in (0.0, 1.0) or np.isnan(value):
+            return value
+    raise ValueError(f"zero_division must be 0.0, 1.0 or np.nan; got {zero_division!r}.")
+
+
+def check_real(name, value, *, low=None, high=None, low_open=False):
+    """Return ``value`` as a float after checking it is a finite real in [low, high]."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}.")
+    value = float(value)
+    too_low = low is not None and (value <= low if low_open else value < low)
+    if not np.isfinite(value) or too_low or (high is not None and value > high):
+        bracket = "(" if low_open else "["
+        low_text = "-inf" if low is None else low
+        high_text = "inf" if high is None else high
+        raise ValueError(f"{name} must be in {bracket}{low_text}, {high_text}]; got {value!r}.")
+    return value
+
+
+def as_float_array(values, name, *, ndim=(1,)):
+    """Convert ``values`` to a float64 array of one of the dimensions ``ndim``, never copying needlessly."""
+    if isinstance(values, str) or values is None:
+        raise TypeError(f"{name} must be an array-like of numbers; got {values!r}.")
+    try:
+        array = check_array(
+            values,
+            dtype=np.float64,
+            ensure_2d=False,
+            allow_nd=True,
+            ensure_all_finite=False,
+            ensure_min_samples=0,
+            ensure_min_features=0,
+            input_name=name,
+        )
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{name} must be an array-like of numbers: {error}") from error
+    if array.ndim not in ndim:
+        shapes = " or ".join(f"{d}-D" for d in ndim)
+        raise ValueError(f"{name} must be {shapes}; got an array of shape {array.shape}.")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: a ranking metric needs at least one document; got shape {array.shape}.")
+    return array
+
+
+def check_finite(array, name):
+    """Raise if ``array`` holds NaN or infinity."""
+    if not np.isfinite(array).all():
+        kind = "NaN" if np.isnan(array).any() else "infinity"
+        raise ValueError(f"{name} contains {kind}; every value must be finite. Drop or impute those rows first.")
+
+
+def check_labels(y_true, name="y_true"):
+    """Raise unless every relevance label is finite and non-negative."""
+    check_finite(y_true, name)
+    if (y_true < 0).any():
+        raise ValueError(
+            f"{name} must hold non-negative relevance labels; got a minimum of {y_true.min():g}. "
+            "Shift or clip the labels so that 0 means not relevant."
+        )
+
+
+def check_same_length(**arrays):
+    """Raise unless every array has the same number of rows."""
+    lengths = {name: len(array) for name, array in arrays.items() if array is not None}
+    if len(set(lengths.values())) > 1:
+        described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
+        raise ValueError(f"Inconsistent numbers of rows: {described}. Give one value per document.")
+
+
+def check_sample_weight(sample_weight, n_rows, name="sample_weight"):
+    """Return ``sample_weight`` as non-negative finite float64 of length ``n_rows``, or None."""
+    if sample_weight is None:
+        return None
+    weight = as_float_array(sample_weight, name)
+    if len(weight) != n_rows:
+        raise ValueError(f"{name} has {len(weight)} values, expected {n_rows}.")
+    check_finite(weight, name)
+    if (weight < 0).any():
+        raise ValueError(f"{name} must be non-negative; got a minimum of {weight.min():g}.")
+    return weight

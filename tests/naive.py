@@ -1,0 +1,115 @@
+"""Textbook implementations of each metric on one ranked list, written for clarity, not speed.
+
+They serve as an independent oracle: a list of labels in rank order goes in, a
+float comes out. ``tie_averaged`` enumerates every ordering of the tie blocks.
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+
+def gain(label, kind="linear"):
+    return label if kind == "linear" else 2.0**label - 1.0
+
+
+def discount(rank, kind="log2"):
+    if kind == "log2":
+        return 1.0 / math.log2(rank + 1)
+    return 1.0 if rank <= 2 else 1.0 / math.log2(rank)
+
+
+def dcg(labels, k=None, gain_kind="linear", discount_kind="log2"):
+    top = labels[:k] if k else labels
+    return sum(gain(rel, gain_kind) * discount(i, discount_kind) for i, rel in enumerate(top, start=1))
+
+
+def cumulative_gain(labels, k=None, gain_kind="linear"):
+    top = labels[:k] if k else labels
+    return sum(gain(rel, gain_kind) for rel in top)
+
+
+def ndcg(labels, k=None, gain_kind="linear", discount_kind="log2"):
+    ideal = dcg(sorted(labels, reverse=True), k, gain_kind, discount_kind)
+    return dcg(labels, k, gain_kind, discount_kind) / ideal if ideal > 0 else None
+
+
+def precision(labels, k=None, threshold=1):
+    k = k or len(labels)
+    return sum(rel >= threshold for rel in labels[:k]) / k
+
+
+def recall(labels, k=None, threshold=1):
+    n_relevant = sum(rel >= threshold for rel in labels)
+    return sum(rel >= threshold for rel in labels[:k]) / n_relevant if n_relevant else None
+
+
+def r_precision(labels, k=None, threshold=1):
+    n_relevant = sum(rel >= threshold for rel in labels)
+    examined = n_relevant if k is None else min(k, n_relevant)
+    return sum(rel >= threshold for rel in labels[:examined]) / n_relevant if n_relevant else None
+
+
+def average_precision(labels, k=None, threshold=1, denominator="relevant"):
+    n_relevant = sum(rel >= threshold for rel in labels)
+    if n_relevant == 0:
+        return None
+    found, total = 0, 0.0
+    for rank, rel in enumerate(labels[:k] if k else labels, start=1):
+        if rel >= threshold:
+            found += 1
+            total += found / rank
+    return total / (n_relevant if denominator == "relevant" or k is None else min(k, n_relevant))
+
+
+def reciprocal_rank(labels, k=None, threshold=1):
+    if not any(rel >= threshold for rel in labels):
+        return None
+    for rank, rel in enumerate(labels[:k] if k else labels, start=1):
+        if rel >= threshold:
+            return 1.0 / rank
+    return 0.0
+
+
+def err(labels, k=None, max_grade=None):
+    max_grade = max(labels) if max_grade is None else max_grade
+    if max(labels) == 0:
+        return None
+    total, go_on = 0.0, 1.0
+    for rank, rel in enumerate(labels[:k] if k else labels, start=1):
+        stop = (2.0**rel - 1.0) / 2.0**max_grade
+        total += go_on * stop / rank
+        go_on *= 1.0 - stop
+    return total
+
+
+def orderings(labels, scores):
+    """Every distinct label list obtained by reordering documents with equal scores.
+
+    Each distinct arrangement of a multiset stands for the same number of
+    permutations, so a plain mean over them is the mean over all orderings.
+    """
+    blocks = {}
+    for label, score in zip(labels, scores, strict=True):
+        blocks.setdefault(score, []).append(label)
+    per_block = [sorted(set(itertools.permutations(blocks[s]))) for s in sorted(blocks, reverse=True)]
+    for combination in itertools.product(*per_block):
+        yield [label for block in combination for label in block]
+
+
+def tie_averaged(metric, labels, scores, **kwargs):
+    """Mean of ``metric`` over all orderings of the tie blocks (None if undefined)."""
+    values = [metric(ordering, **kwargs) for ordering in orderings(labels, scores)]
+    return None if values[0] is None else float(np.mean(values))
+
+
+def grouped(metric, y_true, y_score, qid, zero_division=0.0, **kwargs):
+    """Per-query values in ``np.unique(qid)`` order, ties averaged by enumeration."""
+    y_true, y_score, qid = map(np.asarray, (y_true, y_score, qid))
+    out = []
+    for q in np.unique(qid):
+        rows = qid == q
+        value = tie_averaged(metric, list(y_true[rows]), list(y_score[rows]), **kwargs)
+        out.append(zero_division if value is None else value)
+    return np.array(out)

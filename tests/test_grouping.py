@@ -1,0 +1,113 @@
+"""The one-sort machinery: query codes, rank order, segments and the cascade kernels."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from sklearn_rankmetrics import mean_average_precision_score, ndcg_score
+from sklearn_rankmetrics._cascade import exclusive_cumprod, symmetric_means
+from sklearn_rankmetrics._grouping import encode_qid, positions_in_segments, rank_order
+
+
+def reference_order(codes, y_score):
+    return np.lexsort((-y_score, codes))
+
+
+@pytest.mark.parametrize(
+    "qid",
+    [
+        np.array([5, 3, 5, 9, 3]),
+        np.array([2**62, -(2**62), 0, 2**62, 7]),  # too sparse for the lookup table
+        np.array(["b", "a", "b", "c", "a"]),
+        np.array([1.5, -2.0, 1.5, 3.0, -2.0]),
+        np.array([True, False, True, True, False]),
+    ],
+)
+def test_codes_sort_like_the_query_ids(qid):
+    codes = encode_qid(qid, len(qid))
+    np.testing.assert_array_equal(codes, np.unique(qid, return_inverse=True)[1])
+
+
+def test_rank_order_falls_back_to_lexsort_when_the_combined_key_merges_scores():
+    # Scores 1 ulp apart are merged by the single float key of a wide query range.
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(1000), 4)
+    y_score = 1.0 + rng.integers(0, 4, codes.size) * np.finfo(float).eps
+    y_score[::97] = 1e6  # a wide span makes the merged key coarse
+    order = rank_order(codes, y_score)
+    np.testing.assert_array_equal(order, reference_order(codes, y_score))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rank_order_is_stable_within_ties(seed):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 20, 500)
+    y_score = rng.integers(0, 5, 500) / 7
+    np.testing.assert_array_equal(rank_order(codes, y_score, ties="stable"), reference_order(codes, y_score))
+
+
+def test_rank_order_puts_worst_or_best_label_first():
+    codes = np.zeros(4, dtype=int)
+    y_score = np.ones(4)
+    y_true = np.array([1.0, 3.0, 0.0, 2.0])
+    assert list(y_true[rank_order(codes, y_score, ties="pessimistic", y_true=y_true)]) == [0, 1, 2, 3]
+    assert list(y_true[rank_order(codes, y_score, ties="optimistic", y_true=y_true)]) == [3, 2, 1, 0]
+
+
+def test_metrics_are_exact_when_scores_differ_by_one_ulp():
+    y_true = np.array([0, 1, 2, 0, 1.0])
+    y_score = 1.0 + np.array([4, 3, 2, 1, 0]) * np.finfo(float).eps
+    qid = np.array([0, 0, 0, 10**9, 10**9])
+    expected_first = (0 + 1 / np.log2(3) + 2 / np.log2(4)) / (2 + 1 / np.log2(3))
+    expected_second = (1 / np.log2(3)) / 1
+    per_query = ndcg_score(y_true, y_score, qid=qid, average=False)
+    np.testing.assert_allclose(per_query, [expected_first, expected_second], rtol=1e-15)
+
+
+def test_positions_restart_at_each_segment():
+    np.testing.assert_array_equal(positions_in_segments(np.array([0, 3, 4]), 7), [0, 1, 2, 0, 0, 1, 2])
+
+
+def test_exclusive_cumprod_within_segments():
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(1, 40, 30)
+    starts = np.cumsum(sizes) - sizes
+    values = rng.uniform(0, 1, sizes.sum())
+    positions = positions_in_segments(starts, sizes.sum())
+    expected = np.concatenate(
+        [np.cumprod(np.r_[1.0, values[s : s + n - 1]]) for s, n in zip(starts, sizes, strict=True)]
+    )
+    np.testing.assert_allclose(exclusive_cumprod(values, positions), expected, rtol=1e-14)
+
+
+def brute_symmetric_means(values, degree):
+    return [
+        np.mean([math.prod(subset) for subset in itertools.combinations(values, j)]) if j else 1.0
+        for j in range(degree + 1)
+    ]
+
+
+def test_symmetric_means_equal_the_mean_over_subsets():
+    rng = np.random.default_rng(2)
+    sizes = np.array([3, 1, 7, 5, 7, 2])
+    degrees = np.array([3, 1, 4, 5, 7, 0])
+    values = rng.uniform(0, 1, sizes.sum())
+    starts = np.cumsum(sizes) - sizes
+    means, offsets = symmetric_means(values, starts, sizes, degrees)
+    for start, size, degree, offset in zip(starts, sizes, degrees, offsets, strict=True):
+        expected = brute_symmetric_means(values[start : start + size], degree)
+        np.testing.assert_allclose(means[offset : offset + degree + 1], expected, rtol=1e-13)
+
+
+def test_a_large_tie_block_is_exact_and_stable():
+    # One query, 2000 tied documents, 10 of them relevant: AP is the mean over orderings.
+    y_true = np.zeros(2000)
+    y_true[:10] = 1
+    ap = mean_average_precision_score(y_true, np.zeros(2000))
+    # Expected AP of r relevant documents among m shuffled ones (Bestgen 2015):
+    # (r - 1) / (m - 1) + (m - r) / (m - 1) * H_m / m
+    m, r = 2000, 10
+    harmonic = sum(1 / i for i in range(1, m + 1))
+    assert ap == pytest.approx((r - 1) / (m - 1) + (m - r) / (m - 1) * harmonic / m, rel=1e-12)
