@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 example: $(VENV)/.installed
-	$(BIN)/python examples/evaluate_rankings.py
+	$(BIN)/python examples/tune_ranker.py
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest

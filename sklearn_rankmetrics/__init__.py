@@ -8,17 +8,27 @@ from ._precision import (
     r_precision_score,
     recall_at_k_score,
 )
+from ._ranker import GroupedRanker
+from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
+from .datasets import load_svmlight_ranking, make_ranking, qid_from_sizes
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "GroupedRanker",
     "cumulative_gain_score",
     "dcg_score",
     "expected_reciprocal_rank_score",
+    "get_ranking_scorer",
+    "get_ranking_scorer_names",
+    "load_svmlight_ranking",
+    "make_ranking",
+    "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",
     "precision_at_k_score",
+    "qid_from_sizes",
     "r_precision_score",
     "recall_at_k_score",
 ]

@@ -20,3 +20,11 @@ METRICS = {
     "r_precision": r_precision_score,
     "err": expected_reciprocal_rank_score,
 }
+
+# Scorer names: a metric and the options its name implies. "ndcg_exp" is NDCG with
+# LightGBM's and XGBoost's exponential gain.
+SCORER_NAMES = {
+    **{name: (metric, {}) for name, metric in METRICS.items()},
+    "dcg_exp": (dcg_score, {"gain": "exponential"}),
+    "ndcg_exp": (ndcg_score, {"gain": "exponential"}),
+}
