@@ -7,8 +7,8 @@ import scipy.sparse as sp
 
 ROUTES = (
     "either enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) and pass "
-    "qid=... or groups=... to fit, cross_validate or the search, or give {who} qid_column=<the column "
-    "of X that holds the query ids> (the only route when routing is off)"
+    "qid=... or groups=... to fit, cross_validate or the search, or give {owner} qid_column=<the column "
+    "of X that holds the query ids> (the route when routing is off)"
 )
 
 
@@ -59,6 +59,6 @@ def resolve_qid(*, qid=None, groups=None, X=None, qid_column=None, who="the scor
     return None
 
 
-def missing_qid_error(who):
-    """The error for a fold without query ids, naming both routes to provide them."""
-    return ValueError(f"{who} needs the query id of each row and received none: {ROUTES.format(who=who)}.")
+def missing_qid_error(who, owner):
+    """The error for rows without query ids, naming both routes to provide them."""
+    return ValueError(f"{who} needs the query id of each row and received none: {ROUTES.format(owner=owner)}.")

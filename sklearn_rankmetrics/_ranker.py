@@ -21,12 +21,22 @@ GROUP_PARAMS = ("group_id", "qid", "group")
 
 
 def take_rows(data, rows):
-    """Rows ``rows`` of an array, sparse matrix, DataFrame or Series."""
-    if data is None:
-        return None
+    """Rows ``rows`` of an array, sparse matrix, DataFrame or Series; all of it for None."""
+    if rows is None:
+        return data
     if hasattr(data, "iloc"):
         return data.iloc[rows]
-    return data[rows] if sp.issparse(data) else np.asarray(data)[rows]
+    return data.tocsr()[rows] if sp.issparse(data) else np.asarray(data)[rows]
+
+
+def check_2d(X):
+    """Raise unless ``X`` is a 2-D container of samples and features."""
+    ndim = len(X.shape) if hasattr(X, "shape") else np.asarray(X).ndim
+    if ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D X of shape (n_samples, n_features), got {ndim}-D. Reshape your data either "
+            "using array.reshape(-1, 1) if it has a single feature or array.reshape(1, -1) for a single sample."
+        )
 
 
 class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
@@ -130,10 +140,10 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         validate_data(self, X, y, skip_check_array=True, reset=True)
         self.group_param_ = self._resolve_group_param()
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
-        rows = slice(None)
+        rows = None
         if self.group_param_ is not None:
             if qid is None:
-                raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})")
+                raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", "GroupedRanker")
             rows, own = self._grouped(qid, X.shape[0], own)
         estimator = clone(self.estimator)
         inner_params = {**fit_params, **self._addressed(estimator, own)}
@@ -201,12 +211,14 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         score : float
             Mean NDCG@10 over the queries.
         """
+        y_score = self.predict(X)
         qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.score")
         if qid is None:
-            raise missing_qid_error("GroupedRanker.score")
-        return ndcg_score(y, self.predict(X), qid=qid, k=10, sample_weight=sample_weight)
+            raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
+        return ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
 
     def _features(self, X):
+        check_2d(X)
         return X if self.qid_column is None else split_qid_column(X, self.qid_column)[0]
 
     def _final_step(self):

@@ -97,7 +97,7 @@ class RankingScorer:
             raise TypeError(f"{self!r} got unexpected metadata {sorted(unexpected)}; it takes qid and groups.")
         qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
         if qid is None:
-            raise missing_qid_error(f"The scorer {self!r}")
+            raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
         y_score = ranking_scores(estimator, X, self._response)
         score = self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
         return self._sign * score

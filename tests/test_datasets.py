@@ -1,0 +1,78 @@
+"""make_ranking and the svmlight loaders."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sklearn_rankmetrics import load_svmlight_ranking, make_ranking, qid_from_sizes
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
+
+
+def test_make_ranking_shapes_sizes_and_reproducibility():
+    X, y, qid = make_ranking(n_queries=50, n_docs=(3, 9), n_features=7, random_state=0)
+    assert X.shape == (len(y), 7) and qid.shape == y.shape
+    sizes = np.bincount(qid)
+    assert len(sizes) == 50 and sizes.min() >= 3 and sizes.max() <= 9 and len(set(sizes)) > 1
+    assert np.any(np.diff(qid) < 0)  # shuffled by default: queries are not contiguous
+    X2, y2, _ = make_ranking(n_queries=50, n_docs=(3, 9), n_features=7, random_state=0)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    _, _, ordered = make_ranking(n_queries=5, n_docs=4, shuffle=False, random_state=0)
+    np.testing.assert_array_equal(ordered, np.repeat(np.arange(5), 4))
+
+
+def test_make_ranking_label_distribution_is_controlled():
+    _, y, _ = make_ranking(n_queries=400, n_grades=3, grade_proportions=[0.6, 0.3, 0.1], random_state=0)
+    np.testing.assert_allclose(np.bincount(y) / len(y), [0.6, 0.3, 0.1], atol=0.01)
+    _, y, _ = make_ranking(n_queries=400, random_state=0)
+    shares = np.bincount(y) / len(y)
+    assert np.all(np.diff(shares) < 0) and len(shares) == 5  # skewed towards irrelevant documents
+
+
+def test_make_ranking_features_carry_signal():
+    X, y, _ = make_ranking(n_queries=200, n_features=10, n_informative=3, noise=0.1, random_state=0)
+    correlation = [abs(np.corrcoef(X[:, j], y)[0, 1]) for j in range(10)]
+    assert min(correlation[:3]) > max(correlation[3:])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_queries": 0}, "n_queries must be an integer >= 1"),
+        ({"n_docs": (5, 2)}, r"n_docs must be an int or a \(low, high\) pair"),
+        ({"n_docs": 0}, "n_docs_low must be an integer >= 1"),
+        ({"n_features": 3, "n_informative": 4}, "n_informative=4 must not exceed n_features=3"),
+        ({"n_grades": 1}, "n_grades must be an integer >= 2"),
+        ({"grade_proportions": [1, 1]}, "grade_proportions must hold 5 non-negative shares"),
+    ],
+)
+def test_make_ranking_rejects_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        make_ranking(**kwargs)
+
+
+def test_qid_from_sizes():
+    np.testing.assert_array_equal(qid_from_sizes([2, 0, 1]), [0, 0, 2])
+    with pytest.raises(ValueError, match="sizes must be a 1-D array of non-negative integers"):
+        qid_from_sizes([1.5, 2])
+
+
+def test_load_lightgbm_files_with_their_query_sizes():
+    X, y, qid = load_svmlight_ranking(DATA / "rank.test")  # finds rank.test.query beside it
+    sizes = np.loadtxt(DATA / "rank.test.query", dtype=int)
+    assert X.shape[0] == len(y) == len(qid) == sizes.sum()
+    np.testing.assert_array_equal(np.bincount(qid), sizes)
+
+
+def test_load_letor_qid_fields_and_mismatched_query_files(tmp_path):
+    path = tmp_path / "letor.txt"
+    path.write_text("2 qid:10 1:1 2:0.5\n0 qid:10 1:0.2\n1 qid:3 2:1\n")
+    _, y, qid = load_svmlight_ranking(path)
+    np.testing.assert_array_equal(qid, [10, 10, 3])
+    np.testing.assert_array_equal(y, [2, 0, 1])
+    sizes = tmp_path / "sizes.txt"
+    sizes.write_text("2\n2\n")
+    with pytest.raises(ValueError, match=r"gives 4 rows in 2 queries, but .* has 3 rows"):
+        load_svmlight_ranking(path, query_path=sizes)
