@@ -1,6 +1,8 @@
 import os
 import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -11,3 +13,16 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 settings.register_profile("default", max_examples=60, deadline=None)
 settings.register_profile("ci", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session")
+def lambdarank_dir():
+    """LightGBM's lambdarank example data: $RANKMETRICS_LAMBDARANK_DIR or ../shared/data beside the project."""
+    default = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
+    path = Path(os.environ.get("RANKMETRICS_LAMBDARANK_DIR", default))
+    if not (path / "rank.train").exists():
+        pytest.fail(
+            f"The LightGBM lambdarank example data is not at {path}. Put rank.train, rank.test and their "
+            ".query files there (LightGBM's examples/lambdarank) or set RANKMETRICS_LAMBDARANK_DIR."
+        )
+    return path

@@ -1,13 +1,9 @@
 """make_ranking and the svmlight loaders."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from sklearn_rankmetrics import load_svmlight_ranking, make_ranking, qid_from_sizes
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
 
 
 def test_make_ranking_shapes_sizes_and_reproducibility():
@@ -59,9 +55,9 @@ def test_qid_from_sizes():
         qid_from_sizes([1.5, 2])
 
 
-def test_load_lightgbm_files_with_their_query_sizes():
-    X, y, qid = load_svmlight_ranking(DATA / "rank.test")  # finds rank.test.query beside it
-    sizes = np.loadtxt(DATA / "rank.test.query", dtype=int)
+def test_load_lightgbm_files_with_their_query_sizes(lambdarank_dir):
+    X, y, qid = load_svmlight_ranking(lambdarank_dir / "rank.test")  # finds rank.test.query beside it
+    sizes = np.loadtxt(lambdarank_dir / "rank.test.query", dtype=int)
     assert X.shape[0] == len(y) == len(qid) == sizes.sum()
     np.testing.assert_array_equal(np.bincount(qid), sizes)
 

@@ -1,7 +1,5 @@
 """End to end: scikit-learn model selection tuned by grouped ranking metrics."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,7 +28,6 @@ from sklearn_rankmetrics import (
     ndcg_score,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
 GRID = {"alpha": [0.1, 100.0]}
 
 
@@ -216,8 +213,8 @@ def test_sample_weight_is_routed_only_on_request(data):
 
 
 @pytest.fixture(scope="module")
-def lambdarank():
-    X, y, qid = load_svmlight_ranking(DATA / "rank.train", query_path=DATA / "rank.train.query")
+def lambdarank(lambdarank_dir):
+    X, y, qid = load_svmlight_ranking(lambdarank_dir / "rank.train", query_path=lambdarank_dir / "rank.train.query")
     return X.toarray(), y, qid
 
 
