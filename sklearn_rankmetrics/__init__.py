@@ -9,6 +9,7 @@ from ._precision import (
     recall_at_k_score,
 )
 from ._ranker import GroupedRanker
+from ._report import ranking_report
 from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
 from .datasets import load_svmlight_ranking, make_ranking, qid_from_sizes
 
@@ -30,5 +31,6 @@ __all__ = [
     "precision_at_k_score",
     "qid_from_sizes",
     "r_precision_score",
+    "ranking_report",
     "recall_at_k_score",
 ]

@@ -58,8 +58,8 @@ def ideal_dcg(ranking, gain, weights):
         cumulative = np.concatenate(([0.0], np.cumsum(weights)))
         weight_sums = cumulative[last] - cumulative[last - counts]
         return weight_sums @ gain_values(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
-    order = rank_order(ranking.query_of_row, labels)
-    return ranking.query_sum(gain_values(labels[order], gain) * weights[ranking.positions])
+    descending = rank_order(ranking.query_of_row, labels)[2]
+    return ranking.query_sum(gain_values(descending, gain) * weights[ranking.positions])
 
 
 def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False):

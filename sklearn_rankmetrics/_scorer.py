@@ -5,22 +5,18 @@ it by scikit-learn's metadata routing (it requests ``qid`` and ``groups``) or, w
 routing off, from a column of ``X`` (``qid_column``, the XGBoost convention).
 """
 
-import ast
-import difflib
 import inspect
-import re
 
 import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._query_ids import missing_qid_error, resolve_qid
-from ._registry import SCORER_NAMES
+from ._registry import SCORER_NAMES, canonical_name, parse_metric_name
 from ._validation import check_option
 
 RESPONSE_METHODS = ("auto", "predict", "decision_function", "predict_proba")
 ROUTED = ("qid", "groups", "sample_weight")
-NAME = re.compile(r"^(?P<base>[a-z_]+?)(?:@(?P<k>[1-9][0-9]*))?(?:\((?P<options>.*)\))?$")
 
 
 def ranking_scores(estimator, X, response_method="auto"):
@@ -148,18 +144,6 @@ def same(value, default):
         return False
 
 
-def canonical_name(score_func, kwargs):
-    """The registered name that fits ``score_func`` and ``kwargs`` best, and the options it implies."""
-    matches = [
-        (name, preset)
-        for name, (function, preset) in SCORER_NAMES.items()
-        if function is score_func and all(kwargs.get(key) == value for key, value in preset.items())
-    ]
-    if not matches:
-        return score_func.__name__, {}
-    return max(matches, key=lambda match: len(match[1]))
-
-
 def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="auto", qid_column=None, **kwargs):
     """Make a scorer from a ranking metric, for ``scoring=`` in model selection.
 
@@ -271,38 +255,8 @@ def get_ranking_scorer(name):
     >>> get_ranking_scorer("ndcg@10(zero_division=1.0, qid_column='qid')")
     ndcg@10(zero_division=1.0, qid_column='qid')
     """
-    match = NAME.match(name) if isinstance(name, str) else None
-    if match is None or match["base"] not in SCORER_NAMES:
-        base = match["base"] if match else str(name)
-        close = difflib.get_close_matches(base, SCORER_NAMES, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(
-            f"{name!r} is not a ranking scorer name.{hint} Valid names are {', '.join(get_ranking_scorer_names())}, "
-            "each optionally followed by @k (as in 'ndcg@10')."
-        )
-    score_func, preset = SCORER_NAMES[match["base"]]
-    options = {**preset, **parse_options(match["options"] or "", name)}
-    if match["k"]:
-        options["k"] = int(match["k"])
+    score_func, options = parse_metric_name(name)
     scorer_options = {
         key: options.pop(key) for key in ("greater_is_better", "response_method", "qid_column") if key in options
     }
     return make_ranking_scorer(score_func, **scorer_options, **options)
-
-
-def parse_options(text, name):
-    """Keyword options written as in a Python call, ``a=1, b='x'``, with ``nan`` allowed."""
-    try:
-        call = ast.parse(f"f({text})", mode="eval").body
-        if call.args:
-            raise ValueError("positional option")
-        return {
-            keyword.arg: float("nan")
-            if isinstance(keyword.value, ast.Name) and keyword.value.id == "nan"
-            else ast.literal_eval(keyword.value)
-            for keyword in call.keywords
-        }
-    except (SyntaxError, ValueError) as error:
-        raise ValueError(
-            f'The options of {name!r} must be keyword=literal pairs, as in "ndcg@10(zero_division=1.0)".'
-        ) from error

@@ -113,9 +113,9 @@ def test_query_id_errors(data):
 
 
 def test_unknown_names_and_options_raise():
-    with pytest.raises(ValueError, match=r"'ndgc@10' is not a ranking scorer name. Did you mean 'ndcg'\?.*Valid names"):
+    with pytest.raises(ValueError, match=r"'ndgc@10' is not a ranking metric name. Did you mean 'ndcg'\?.*Valid names"):
         get_ranking_scorer("ndgc@10")
-    with pytest.raises(ValueError, match="'ndcg@0' is not a ranking scorer name"):
+    with pytest.raises(ValueError, match="'ndcg@0' is not a ranking metric name"):
         get_ranking_scorer("ndcg@0")
     with pytest.raises(ValueError, match="must be keyword=literal pairs"):
         get_ranking_scorer("ndcg@10(1.0)")

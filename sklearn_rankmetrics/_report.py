@@ -1,0 +1,90 @@
+"""Several metrics of the same rankings from one sort."""
+
+import numpy as np
+
+from ._docs import fill_doc
+from ._grouping import rank_queries
+from ._registry import KERNELS, parse_metric_name
+from ._validation import check_zero_division
+
+# Options that belong to the whole report: one sort serves every metric.
+SHARED = ("qid", "ties", "sample_weight", "average")
+
+
+@fill_doc
+def ranking_report(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    metrics=("ndcg@10", "map", "mrr"),
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    """Compute several ranking metrics of the same inputs, sharing one sort.
+
+    Sorting dominates the cost of every metric, so a report of five metrics
+    costs far less than five separate calls.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    metrics : sequence of str, default=("ndcg@10", "map", "mrr")
+        Metric names as for :func:`get_ranking_scorer`, such as ``"ndcg@10"``,
+        ``"ndcg_exp@10"``, ``"map@100(denominator='capped')"`` or
+        ``"err@20(max_grade=4)"``. A name may set its own ``zero_division``.
+    %(ties)s
+    %(sample_weight)s
+    average : bool, default=True
+        Return each metric's weighted mean over queries; False: a per-query
+        table, a dict of arrays whose ``"qid"`` entry holds the query ids
+        (``np.unique(qid)``; 0, 1, ... for 2-D inputs).
+    %(zero_division)s
+
+    Returns
+    -------
+    report : dict
+        Metric name to float, or to an array of per-query values.
+
+    See Also
+    --------
+    get_ranking_scorer_names : The base names of the metrics.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ranking_report
+    >>> y_true = [3, 2, 0, 1, 0, 2]
+    >>> y_score = [0.9, 0.3, 0.5, 0.1, 0.8, 0.4]
+    >>> report = ranking_report(y_true, y_score, qid=[1, 1, 1, 2, 2, 2], metrics=["ndcg@10", "mrr"])
+    >>> {name: round(value, 4) for name, value in report.items()}
+    {'ndcg@10': 0.8041, 'mrr': 0.75}
+    >>> ranking_report(y_true, y_score, qid=["a", "a", "a", "b", "b", "b"], metrics=["mrr"], average=False)
+    {'qid': array(['a', 'b'], dtype='<U1'), 'mrr': array([1. , 0.5])}
+    """
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
+    check_zero_division(zero_division)
+    if not isinstance(average, bool | np.bool_):
+        raise TypeError(f"average must be True or False; got {average!r}.")
+    requests = []
+    for name in metrics:
+        score_func, options = parse_metric_name(name)
+        if score_func not in KERNELS:
+            raise ValueError(f"{name!r} cannot share a ranking with the other metrics; call it on its own.")
+        shared = sorted(set(options) & set(SHARED))
+        if shared:
+            raise ValueError(f"{name!r} sets {', '.join(shared)}, which the report sets once for every metric.")
+        requests.append((name, KERNELS[score_func], options))
+
+    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
+    report = {}
+    if not average:
+        report["qid"] = np.arange(ranking.n_queries) if qid is None else np.unique(np.asarray(qid))
+    for name, kernel, options in requests:
+        name_zero_division = options.pop("zero_division", zero_division)
+        values, defined = kernel(ranking, **options)
+        report[name] = ranking.aggregate(values, defined, average=average, zero_division=name_zero_division)
+    return report
