@@ -63,43 +63,43 @@ def symmetric_means(values, starts, sizes, degrees):
     return means, offsets
 
 
-def stop_probabilities(ranking, stop, k=None):
-    """Probability that the user stops at each row, zero past rank ``k``.
+def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
+    """For each tie block, the expected stop probability over rank inside it, once the block is reached.
 
-    With ties averaged this is the exact mean over all orderings of each tie
-    block: the user reaches the block with probability ``reach`` (the product
-    of 1 - R over the blocks above) and stops at its j-th place with
-    probability ``reach * (e_j - e_{j+1})``, where e_j are the symmetric means
-    of 1 - R over the block.
+    Over the orderings of a block, the user stops at its j-th place with
+    probability ``e_j - e_{j+1}``, where ``e_j`` are the symmetric means of the
+    continuation probabilities ``go_on`` of its rows: the sum over the places
+    within the cutoff of that probability over the rank ``first + j + 1``.
     """
-    kept = ranking.within(k)
-    rows = np.arange(ranking.n_rows) if kept is None else np.flatnonzero(kept)
-    go_on = 1.0 - stop
-    reach = np.zeros(ranking.n_rows)
-    reach[rows] = exclusive_cumprod(go_on[rows], ranking.positions[rows])
-    probability = reach * stop
-    if kept is not None:
-        probability[~kept] = 0.0
-    if ranking.has_ties:
-        starts, sizes = ranking.block_starts, ranking.block_sizes
-        first = ranking.positions[starts]
-        visible = sizes if k is None else np.minimum(sizes, k - first)
-        tied = (sizes > 1) & (visible > 0) & (reach[starts] > 0)
-        starts, sizes, visible = starts[tied], sizes[tied], visible[tied]
-        if len(starts):
-            means, offsets = symmetric_means(go_on, starts, sizes, visible)
-            j = positions_in_segments(np.cumsum(visible) - visible, visible.sum())
-            entry = np.repeat(offsets, visible) + j
-            probability[np.repeat(starts, visible) + j] = np.repeat(reach[starts], visible) * (
-                means[entry] - means[entry + 1]
-            )
-    return probability
+    visible = sizes if k is None else np.minimum(sizes, k - first)
+    means, offsets = symmetric_means(go_on, starts, sizes, visible)
+    block_starts = np.cumsum(visible) - visible
+    places = positions_in_segments(block_starts, visible.sum())
+    entry = np.repeat(offsets, visible) + places
+    terms = (means[entry] - means[entry + 1]) / (np.repeat(first, visible) + places + 1.0)
+    return np.add.reduceat(terms, block_starts)
 
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
+    k = check_k(k)
     relevant, n_relevant = relevance(ranking, relevance_threshold)
-    probability = stop_probabilities(ranking, relevant, check_k(k))
-    return ranking.query_sum(probability / (ranking.positions + 1.0)), n_relevant > 0
+    limit = ranking.query_sizes.max() if k is None else k
+    if not ranking.has_ties:
+        first = np.minimum.reduceat(np.where(relevant > 0, ranking.positions, limit), ranking.query_starts)
+        return np.where(first < limit, 1.0 / (first + 1.0), 0.0), n_relevant > 0
+    # The first block that holds a relevant document decides.
+    in_block = ranking.per_block(relevant)
+    deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
+    blocks = np.flatnonzero(deciding)
+    first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
+    value = 1.0 / (first + 1.0)
+    tied = sizes > 1
+    if tied.any():
+        starts = ranking.block_starts[blocks[tied]]
+        value[tied] = tied_reciprocal_stops(1.0 - relevant, starts, sizes[tied], first[tied], k)
+    reciprocal_rank = np.zeros(ranking.n_queries)
+    reciprocal_rank[ranking.query_of_block[blocks]] = value
+    return reciprocal_rank, n_relevant > 0
 
 
 def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
@@ -121,8 +121,24 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
             f"got max_grade={max_grade:g}. Rescale the labels."
         )
     stop = (np.exp2(labels) - 1.0) / np.exp2(max_grade)
-    probability = stop_probabilities(ranking, stop, k)
-    return ranking.query_sum(probability / (ranking.positions + 1.0)), ranking.has_relevant()
+    rows, starts = ranking.top(k)
+    positions = ranking.positions[rows]
+    reach = exclusive_cumprod(1.0 - stop[rows], positions)
+    contribution = reach * stop[rows] / (positions + 1.0)
+    if not ranking.has_ties:
+        return np.add.reduceat(contribution, starts), ranking.has_relevant()
+    # Rows of tie blocks give way to the block's expected value.
+    sizes = ranking.block_sizes
+    contribution[np.repeat(sizes > 1, sizes)[rows]] = 0.0
+    err = np.add.reduceat(contribution, starts)
+    tied = np.flatnonzero((sizes > 1) & (ranking.block_first < (k or ranking.n_rows)))
+    if len(tied):
+        block_rows = ranking.block_starts[tied]
+        value = reach[np.searchsorted(rows, block_rows)] * tied_reciprocal_stops(
+            1.0 - stop, block_rows, sizes[tied], ranking.block_first[tied], k
+        )
+        err += np.bincount(ranking.query_of_block[tied], weights=value, minlength=ranking.n_queries)
+    return err, ranking.has_relevant()
 
 
 @fill_doc

@@ -47,25 +47,39 @@ def rank_weights(discount, n_ranks, k=None):
 def ideal_dcg(ranking, gain, weights):
     """DCG of each query's own labels sorted in descending order."""
     labels = ranking.labels
-    grades = labels.astype(np.intp)
-    n_grades = grades.max() + 1
-    if n_grades <= 64 and np.array_equal(grades, labels):
-        # Small integer grades: count each grade per query and sum the weights of
-        # the ranks it fills in the ideal order. No second sort.
-        cells = ranking.query_of_row * n_grades + grades
-        counts = np.bincount(cells, minlength=ranking.n_queries * n_grades).reshape(-1, n_grades)[:, ::-1]
-        last = np.cumsum(counts, axis=1)
+    top = labels.max()
+    if top <= 64 and np.array_equal(labels, labels.astype(np.uint8)):
+        # Small integer grades: the ideal ranking puts the documents of grade >= g
+        # first, so the count of each per query fixes the ranks each grade fills.
+        # No second sort.
         cumulative = np.concatenate(([0.0], np.cumsum(weights)))
-        weight_sums = cumulative[last] - cumulative[last - counts]
-        return weight_sums @ gain_values(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
+        ideal = np.zeros(ranking.n_queries)
+        above = np.zeros(ranking.n_queries, dtype=np.int64)
+        for grade in range(int(top), 0, -1):
+            at_least = ranking.query_sum_where(labels >= grade)
+            ideal += gain_values(np.float64(grade), gain) * (cumulative[at_least] - cumulative[above])
+            above = at_least
+        return ideal
     descending = rank_order(ranking.query_of_row, labels)[2]
     return ranking.query_sum(gain_values(descending, gain) * weights[ranking.positions])
 
 
 def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False):
-    weights = rank_weights(discount, ranking.query_sizes.max(), check_k(k))
-    gains = ranking.tie_mean(gain_values(ranking.labels, gain))
-    dcg = ranking.query_sum(gains * weights[ranking.positions])
+    k = check_k(k)
+    weights = rank_weights(discount, ranking.query_sizes.max(), k)
+    gains = gain_values(ranking.labels, gain)
+    if ranking.has_ties:
+        # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
+        # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
+        blocks, rows, offsets = ranking.blocks_above(len(weights) if k is None else k)
+        cumulative = np.concatenate(([0.0], np.cumsum(weights)))
+        first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
+        filled = cumulative[np.minimum(first + sizes, len(weights))] - cumulative[first]
+        block_gains = np.add.reduceat(gains[rows], offsets) / sizes * filled
+        dcg = np.bincount(ranking.query_of_block[blocks], weights=block_gains, minlength=ranking.n_queries)
+    else:
+        rows, starts = ranking.top(k)
+        dcg = np.add.reduceat(gains[rows] * weights[ranking.positions[rows]], starts)
     if not normalize:
         return dcg, ranking.has_relevant()
     ideal = ideal_dcg(ranking, gain, weights)

@@ -42,7 +42,9 @@ def encode_qid(qid, n_rows):
     if values.dtype.kind in "biu":
         low, high = int(values.min()), int(values.max())
         if high - low <= 4 * n_rows:
-            return values.astype(np.int64) - low
+            codes = values.astype(np.int64)
+            codes -= low
+            return codes
     if values.dtype.kind == "f":
         check_finite(values, "qid")
     try:
@@ -71,27 +73,32 @@ def sort_within_queries(codes, y_score):
     """Stable order of rows grouped by query by (code, descending score), and the sorted scores."""
     low, high = y_score.min(), y_score.max()
     span = high - low
-    if np.isfinite(span):
-        # One argsort of a single float key, 2 * code + offset with offset in [0, 1],
-        # is several times faster than lexsort. Rounding can merge close scores
-        # into one key, so the order is checked and lexsort is the exact fallback.
-        key = codes * 2.0
-        offset = np.subtract(high, y_score)
-        if span > 0:
-            offset /= span
-        key += offset
-        del offset
-        order = np.argsort(key, kind="stable")
-        del key
-        sorted_score = y_score[order]
-        misordered = sorted_score[1:] > sorted_score[:-1]
-        if not misordered.any():
-            return order, sorted_score
-        sorted_codes = codes[order]
-        if not np.any(misordered & (sorted_codes[1:] == sorted_codes[:-1])):
-            return order, sorted_score
-    order = np.lexsort((-y_score, codes))
-    return order, y_score[order]
+    if not np.isfinite(span):
+        order = np.lexsort((-y_score, codes))
+        return order, y_score[order]
+    # One argsort of a single float key, 2 * code + offset with offset in [0, 1], is
+    # several times faster than lexsort. The key is monotone in the score, so a
+    # lower key always means a higher score; but rounding can merge close scores
+    # into one key, and only those runs of equal keys need an exact re-sort.
+    key = np.subtract(high, y_score)
+    if span > 0:
+        key /= span
+    key += codes
+    key += codes
+    order = np.argsort(key, kind="stable")
+    sorted_score = y_score[order]
+    rising = np.flatnonzero(sorted_score[1:] > sorted_score[:-1])
+    merged = rising[key[order[rising]] == key[order[rising + 1]]]
+    if len(merged):
+        sorted_key = key[order]
+        values = np.unique(sorted_key[merged])
+        first = np.searchsorted(sorted_key, values, "left")
+        sizes = np.searchsorted(sorted_key, values, "right") - first
+        spots = np.repeat(first, sizes) + positions_in_segments(np.cumsum(sizes) - sizes, sizes.sum())
+        rows = order[spots]
+        order[spots] = rows[np.lexsort((spots, -y_score[rows], np.repeat(values, sizes)))]
+        sorted_score[spots] = y_score[order[spots]]
+    return order, sorted_score
 
 
 def rank_order(codes, y_score, *, ties="average", y_true=None):
@@ -119,12 +126,13 @@ def segment_starts(is_start):
 
 
 def positions_in_segments(starts, n_rows):
-    """0-based position of every row within its segment."""
-    step = np.ones(n_rows, dtype=np.intp)
+    """0-based position of every row within its segment (int32 while it fits, to save memory)."""
+    dtype = np.int32 if n_rows < 2**31 else np.int64
+    step = np.ones(n_rows, dtype=dtype)
     sizes = np.diff(starts, append=n_rows)
     step[starts[1:]] = 1 - sizes[:-1]
     step[0] = 0
-    return np.cumsum(step)
+    return np.cumsum(step, out=step)
 
 
 class Ranking:
@@ -134,18 +142,21 @@ class Ranking:
     ----------
     labels : ndarray of shape (n_rows,)
         Relevance labels in rank order.
-    is_query_start, is_block_start : ndarray of bool, shape (n_rows,)
-        True on the first row of each query and of each block of tied scores.
+    query_starts : ndarray of int
+        Index of the first row of each query.
+    block_starts : ndarray of int or None
+        Index of the first row of each block of tied scores; None when no two
+        rows of a query are tied (or ties are broken).
     query_weights : ndarray of shape (n_queries,) or None
         Weight of each query in the mean.
     """
 
-    def __init__(self, labels, is_query_start, is_block_start, query_weights=None):
+    def __init__(self, labels, query_starts, block_starts=None, query_weights=None):
         self.labels = labels
-        self.query_starts = segment_starts(is_query_start)
-        self.block_starts = segment_starts(is_block_start)
+        self.query_starts = query_starts
+        self.block_starts = block_starts
         self.query_weights = query_weights
-        self.positions = positions_in_segments(self.query_starts, len(labels))
+        self.positions = positions_in_segments(query_starts, len(labels))
 
     @property
     def n_rows(self):
@@ -159,53 +170,100 @@ class Ranking:
     def query_sizes(self):
         return np.diff(self.query_starts, append=self.n_rows)
 
-    @cached_property
+    @property
     def query_of_row(self):
-        return np.repeat(np.arange(self.n_queries), self.query_sizes)
+        return np.repeat(np.arange(self.n_queries, dtype=np.int32), self.query_sizes)
 
+    # Tie blocks. The metrics work on blocks; without ties each row is its own
+    # block and these methods hand the row arrays back unchanged.
     @property
     def has_ties(self):
         """Whether some block holds more than one row."""
-        return len(self.block_starts) < self.n_rows
+        return self.block_starts is not None
 
     @cached_property
     def block_sizes(self):
         return np.diff(self.block_starts, append=self.n_rows)
 
     @cached_property
-    def block_of_row(self):
-        return np.repeat(np.arange(len(self.block_starts)), self.block_sizes)
+    def block_first(self):
+        """0-based position in its query of the first row of each block."""
+        return self.positions[self.block_starts] if self.has_ties else self.positions
+
+    @cached_property
+    def query_block_starts(self):
+        """Index of the first block of each query."""
+        return np.searchsorted(self.block_starts, self.query_starts) if self.has_ties else self.query_starts
+
+    @cached_property
+    def query_of_block(self):
+        if not self.has_ties:
+            return self.query_of_row
+        blocks_per_query = np.diff(self.query_block_starts, append=len(self.block_starts))
+        return np.repeat(np.arange(self.n_queries, dtype=np.int32), blocks_per_query)
 
     def query_sum(self, values):
-        """Sum of ``values`` over the rows of each query."""
+        """Sum of row ``values`` over each query."""
         return np.add.reduceat(values, self.query_starts)
 
-    def block_sum(self, values):
-        """Sum of ``values`` over the rows of each tie block."""
-        return np.add.reduceat(values, self.block_starts)
+    def query_sum_where(self, mask):
+        """Number of rows of each query where ``mask`` holds."""
+        return np.add.reduceat(mask, self.query_starts, dtype=np.int64)
 
-    def tie_mean(self, values):
-        """Each row's value replaced by the mean over its tie block.
+    def per_block(self, values):
+        """Sum of row ``values`` over each block."""
+        return np.add.reduceat(values, self.block_starts) if self.has_ties else values
 
-        A quantity that is linear in the row values (gain at a rank, relevant
-        documents in the top k) averaged over all orderings of a tie block is the
-        block mean times the weights of the ranks the block occupies
-        (McSherry & Najork 2008).
-        """
+    def block_mean(self, values):
+        """Mean of row ``values`` over each block."""
+        return self.per_block(values) / self.block_sizes if self.has_ties else values
+
+    def query_total(self, block_values):
+        """Sum of block values over each query."""
+        return np.add.reduceat(block_values, self.query_block_starts)
+
+    def visible(self, cutoff):
+        """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query)."""
+        if cutoff is None:
+            return self.block_sizes if self.has_ties else np.ones(self.n_rows)
+        if np.ndim(cutoff) == 1:
+            cutoff = cutoff[self.query_of_block]
         if not self.has_ties:
-            return values
-        return np.repeat(self.block_sum(values) / self.block_sizes, self.block_sizes)
+            return (self.positions < cutoff).astype(np.float64)
+        return np.clip(cutoff - self.block_first, 0, self.block_sizes)
+
+    def before_in_query(self, counts):
+        """Sum of the integer ``counts`` of the blocks above each block in its query.
+
+        One cumulative sum that restarts at each query: each query's first block
+        takes away the previous query's total. Exact for integer counts.
+        """
+        restarted = counts.copy()
+        restarted[self.query_block_starts[1:]] -= self.query_total(counts)[:-1]
+        before = np.cumsum(restarted)
+        before -= counts
+        return before
+
+    def blocks_above(self, k):
+        """The blocks that start above rank ``k``, and their rows (with ties)."""
+        blocks = np.flatnonzero(self.block_first < k)
+        starts, sizes = self.block_starts[blocks], self.block_sizes[blocks]
+        offsets = np.cumsum(sizes) - sizes
+        rows = np.repeat(starts, sizes) + positions_in_segments(offsets, sizes.sum())
+        return blocks, rows, offsets
+
+    def top(self, k):
+        """The rows ranked in the top ``k`` of their query, and where each query starts among them."""
+        if k is None or k >= self.query_sizes.max():
+            return np.arange(self.n_rows), self.query_starts
+        counts = np.minimum(self.query_sizes, k)
+        starts = np.cumsum(counts) - counts
+        return np.repeat(self.query_starts, counts) + positions_in_segments(starts, counts.sum()), starts
 
     def has_relevant(self, threshold=None):
         """Whether each query has a label > 0 (or one >= ``threshold``)."""
         top = np.maximum.reduceat(self.labels, self.query_starts)
         return top > 0 if threshold is None else top >= threshold
-
-    def within(self, k):
-        """Boolean mask of the rows ranked in the top ``k`` of their query, or None for all."""
-        if k is None or k >= self.query_sizes.max():
-            return None
-        return self.positions < k
 
     def aggregate(self, values, defined, *, average=True, zero_division=0.0):
         """Per-query values, with undefined queries set to ``zero_division``, or their weighted mean."""
@@ -260,16 +318,21 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
         weight = check_sample_weight(sample_weight, n_rows)
 
     order, codes, score = rank_order(codes, y_score, ties=ties, y_true=y_true)
-    is_query_start = np.empty(len(codes), dtype=bool)
-    is_query_start[0] = True
-    np.not_equal(codes[1:], codes[:-1], out=is_query_start[1:])
+    is_start = np.empty(len(codes), dtype=bool)
+    is_start[0] = True
+    np.not_equal(codes[1:], codes[:-1], out=is_start[1:])
+    del codes
+    query_starts = segment_starts(is_start)
+    query_weights = None if weight is None else query_weight(weight[order], is_start, qid, order)
+    block_starts = None
     if ties == "average":
-        is_block_start = is_query_start.copy()
-        is_block_start[1:] |= score[1:] != score[:-1]
-    else:
-        is_block_start = np.ones(len(codes), dtype=bool)
-    query_weights = None if weight is None else query_weight(weight[order], is_query_start, qid, order)
-    return Ranking(y_true[order], is_query_start, is_block_start, query_weights)
+        tied = score[1:] == score[:-1]
+        tied &= ~is_start[1:]
+        if tied.any():
+            np.logical_not(tied, out=is_start[1:])
+            block_starts = segment_starts(is_start)
+    del score, is_start
+    return Ranking(y_true[order], query_starts, block_starts, query_weights)
 
 
 def query_weight(sorted_weight, is_query_start, qid, order):

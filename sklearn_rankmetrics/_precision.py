@@ -17,13 +17,12 @@ def relevance(ranking, threshold):
 
 
 def hits(ranking, relevant, cutoff):
-    """Expected number of relevant documents above ``cutoff`` (a scalar or one per query)."""
-    expected = ranking.tie_mean(relevant)
-    if np.ndim(cutoff) == 0:
-        above = ranking.within(cutoff)
-    else:
-        above = ranking.positions < cutoff[ranking.query_of_row]
-    return ranking.query_sum(expected if above is None else expected * above)
+    """Expected number of relevant documents above ``cutoff`` (None, a scalar or one per query).
+
+    Over the orderings of a tie block, each of its rows is relevant with the
+    block's share of relevant rows.
+    """
+    return ranking.query_total(ranking.block_mean(relevant) * ranking.visible(cutoff))
 
 
 def _precision(ranking, *, k=None, relevance_threshold=1):
@@ -50,25 +49,26 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     k = check_k(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
     relevant, n_relevant = relevance(ranking, relevance_threshold)
-    ranks = ranking.positions + 1.0
-    # Relevant documents ranked above each row, within its query.
-    above = np.cumsum(relevant) - relevant
-    above -= np.repeat(above[ranking.query_starts], ranking.query_sizes)
+    inverse_rank = 1.0 / (ranking.positions + 1.0)
+    if k is not None:
+        inverse_rank[ranking.positions >= k] = 0.0
+    in_block = ranking.per_block(relevant)
+    # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
+    found = ranking.before_in_query(in_block) + 1.0
     if ranking.has_ties:
-        # A relevant document placed uniformly in a block of m rows holding r
-        # relevant ones, at rank p, has on average (p - first) (r - 1) / (m - 1)
-        # of the block's other relevant documents above it.
+        # Placed uniformly in a block of m rows holding r relevant ones, at the
+        # block's j-th place, a relevant document has on average j (r - 1) / (m - 1)
+        # of the block's other relevant documents above it. Over the block's V
+        # visible places from rank a + 1, with H the sum of their 1 / rank:
+        # sum_j j / (a + 1 + j) = V - (a + 1) H.
         sizes = ranking.block_sizes
-        in_block = ranking.block_sum(relevant)
         spread = np.divide(in_block - 1, sizes - 1, out=np.zeros_like(in_block), where=sizes > 1)
-        first = ranking.block_starts
-        above = np.repeat(above[first] - ranking.positions[first] * spread, sizes) + ranking.positions * np.repeat(
-            spread, sizes
-        )
-        relevant = ranking.tie_mean(relevant)
-    precision_sum = relevant * (above + 1.0) / ranks
-    kept = ranking.within(k)
-    sums = ranking.query_sum(precision_sum if kept is None else precision_sum * kept)
+        harmonic = ranking.per_block(inverse_rank)
+        offsets = ranking.visible(k) - (ranking.block_first + 1.0) * harmonic
+        precision_sums = (in_block / sizes) * (found * harmonic + spread * offsets)
+    else:
+        precision_sums = relevant * found * inverse_rank
+    sums = ranking.query_total(precision_sums)
     per_query = n_relevant if denominator == "relevant" or k is None else np.minimum(n_relevant, k)
     return _ratio(sums, per_query)
 
