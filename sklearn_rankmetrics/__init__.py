@@ -2,6 +2,7 @@
 
 from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
+from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._precision import (
     mean_average_precision_score,
     precision_at_k_score,
@@ -17,11 +18,13 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GroupedRanker",
+    "alpha_ndcg_score",
     "cumulative_gain_score",
     "dcg_score",
     "expected_reciprocal_rank_score",
     "get_ranking_scorer",
     "get_ranking_scorer_names",
+    "intent_aware_err_score",
     "load_svmlight_ranking",
     "make_ranking",
     "make_ranking_scorer",
@@ -33,4 +36,5 @@ __all__ = [
     "r_precision_score",
     "ranking_report",
     "recall_at_k_score",
+    "subtopic_recall_score",
 ]

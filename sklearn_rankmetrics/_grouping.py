@@ -317,7 +317,12 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
         codes = np.zeros(n_rows, dtype=np.int64) if qid is None else encode_qid(qid, n_rows)
         weight = check_sample_weight(sample_weight, n_rows)
 
-    order, codes, score = rank_order(codes, y_score, ties=ties, y_true=y_true)
+    return build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid)[0]
+
+
+def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
+    """The :class:`Ranking` of validated 1-D rows, and the order that sorts them."""
+    order, codes, score = rank_order(codes, y_score, ties=ties, y_true=labels)
     is_start = np.empty(len(codes), dtype=bool)
     is_start[0] = True
     np.not_equal(codes[1:], codes[:-1], out=is_start[1:])
@@ -332,7 +337,7 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
             np.logical_not(tied, out=is_start[1:])
             block_starts = segment_starts(is_start)
     del score, is_start
-    return Ranking(y_true[order], query_starts, block_starts, query_weights)
+    return Ranking(labels[order], query_starts, block_starts, query_weights), order
 
 
 def query_weight(sorted_weight, is_query_start, qid, order):

@@ -15,6 +15,7 @@ from ._cascade import (
     mean_reciprocal_rank_score,
 )
 from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
+from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._precision import (
     _average_precision,
     _precision,
@@ -44,6 +45,10 @@ SCORER_NAMES = {
     **{name: (metric, {}) for name, metric in METRICS.items()},
     "dcg_exp": (dcg_score, {"gain": "exponential"}),
     "ndcg_exp": (ndcg_score, {"gain": "exponential"}),
+    # Diversity metrics take the (n_samples, n_subtopics) judgement matrix as y.
+    "alpha_ndcg": (alpha_ndcg_score, {}),
+    "err_ia": (intent_aware_err_score, {}),
+    "s_recall": (subtopic_recall_score, {}),
 }
 
 # The per-query computation behind each public metric, for sharing one ranking.

@@ -206,6 +206,8 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
     unknown = [key for key in kwargs if key not in parameters or key in ("y_true", "y_score", "qid", "sample_weight")]
     if unknown:
         raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.")
+    if "average" in kwargs:
+        raise TypeError("A scorer returns the mean over queries: it takes no average option.")
     return RankingScorer(
         score_func,
         sign=1 if greater_is_better else -1,
@@ -227,7 +229,7 @@ def get_ranking_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_ranking_scorer_names
     >>> get_ranking_scorer_names()[:4]
-    ['cg', 'dcg', 'dcg_exp', 'err']
+    ['alpha_ndcg', 'cg', 'dcg', 'dcg_exp']
     """
     return sorted(SCORER_NAMES)
 

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from sklearn_rankmetrics import get_ranking_scorer_names, ranking_report
-from sklearn_rankmetrics._registry import parse_metric_name
+from sklearn_rankmetrics._registry import KERNELS, parse_metric_name
 
-NAMES = [f"{name}{suffix}" for name in get_ranking_scorer_names() for suffix in ("", "@3")] + [
+SHARED = [name for name in get_ranking_scorer_names() if parse_metric_name(name)[0] in KERNELS]
+NAMES = [f"{name}{suffix}" for name in SHARED for suffix in ("", "@3")] + [
     "map@5(denominator='capped')",
     "err@10(max_grade=4)",
     "ndcg@10(zero_division=1.0)",
@@ -47,6 +48,7 @@ def test_report_of_2d_inputs_names_queries_by_row():
         ("ndcg@10", TypeError, "metrics must be a sequence of metric names"),
         (["ndgc"], ValueError, "'ndgc' is not a ranking metric name. Did you mean 'ndcg'"),
         (["ndcg(ties='stable')"], ValueError, "sets ties, which the report sets once for every metric"),
+        (["alpha_ndcg@10"], ValueError, "'alpha_ndcg@10' cannot share a ranking with the other metrics"),
     ],
 )
 def test_report_errors(metrics, error, message):

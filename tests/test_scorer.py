@@ -28,11 +28,19 @@ def data():
 
 
 @pytest.mark.parametrize("name", get_ranking_scorer_names())
-@pytest.mark.parametrize("suffix", ["", "@1", "@10", "@10(zero_division=1.0)", "(ties='stable', zero_division=nan)"])
+@pytest.mark.parametrize(
+    "suffix", ["", "@1", "@10", "@10(zero_division=1.0)", "(zero_division=nan)", "@3(ties='pessimistic')"]
+)
 def test_names_round_trip_through_repr(name, suffix):
     scorer = get_ranking_scorer(name + suffix)
     assert repr(scorer) == name + suffix
     assert get_ranking_scorer(repr(scorer)) == scorer
+
+
+def test_repr_omits_options_equal_to_the_metric_default():
+    assert repr(get_ranking_scorer("ndcg(ties='average', k=None)")) == "ndcg"
+    assert repr(get_ranking_scorer("alpha_ndcg@5(ties='stable', alpha=0.5)")) == "alpha_ndcg@5"
+    assert repr(get_ranking_scorer("ndcg(ties='stable')")) == "ndcg(ties='stable')"
 
 
 def test_repr_shows_non_default_options_with_the_canonical_name():
@@ -121,6 +129,8 @@ def test_unknown_names_and_options_raise():
         get_ranking_scorer("ndcg@10(1.0)")
     with pytest.raises(TypeError, match="ndcg_score takes no option 'denominator'"):
         make_ranking_scorer(ndcg_score, denominator="capped")
+    with pytest.raises(TypeError, match="A scorer returns the mean over queries: it takes no average option"):
+        make_ranking_scorer(ndcg_score, average=False)
     with pytest.raises(TypeError, match="score_func must be a metric function"):
         make_ranking_scorer("ndcg")
     with pytest.raises(ValueError, match="response_method must be one of"):
