@@ -219,18 +219,11 @@ def alpha_ndcg_score(
     average=True,
     zero_division=0.0,
 ):
-    r"""alpha-nDCG@k: NDCG that rewards novelty across subtopics (Clarke et al. 2008).
+    r"""Alpha-nDCG@k: NDCG that rewards novelty across subtopics (Clarke et al. 2008).
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_subtopics)
-        J(d, i) in [0, 1]: 1 when document d is relevant to subtopic i, 0 when
-        not; values between mean a judged probability.
-    y_score : array-like of shape (n_samples,)
-        Predicted scores, finite; a higher score ranks higher.
-    qid : array-like of shape (n_samples,), default=None
-        Query id of each row (any comparable type; rows of a query need not be
-        contiguous). None: a single query.
+    %(judgements_score)s
     %(k)s
     alpha : float, default=0.5
         In [0, 1]: how much a subtopic's gain falls each time a document above
@@ -258,7 +251,7 @@ def alpha_ndcg_score(
     Returns
     -------
     score : float or ndarray of shape (n_queries,)
-        alpha-nDCG@k, non-negative; at most 1 with ``ideal="exact"``.
+        The alpha-nDCG@k, non-negative; at most 1 with ``ideal="exact"``.
 
     See Also
     --------
@@ -343,12 +336,7 @@ def intent_aware_err_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_subtopics)
-        J(d, i) in [0, 1]: the relevance of document d to intent i.
-    y_score : array-like of shape (n_samples,)
-        Predicted scores, finite; a higher score ranks higher.
-    qid : array-like of shape (n_samples,), default=None
-        Query id of each row. None: a single query.
+    %(judgements_score)s
     %(k)s
     intent_weights : array-like of shape (n_subtopics,), default=None
         Non-negative weight P(i | q) of each intent; None: uniform. In each
@@ -434,12 +422,7 @@ def subtopic_recall_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_subtopics)
-        J(d, i) in [0, 1]; document d covers subtopic i when J(d, i) > 0.
-    y_score : array-like of shape (n_samples,)
-        Predicted scores, finite; a higher score ranks higher.
-    qid : array-like of shape (n_samples,), default=None
-        Query id of each row. None: a single query.
+    %(judgements_score)s
     %(k)s
     ties : {"stable", "average", "pessimistic", "optimistic"}, default="stable"
         Order of documents with equal scores: input order; the exact mean over

@@ -10,6 +10,14 @@ PARAMETERS = {
         Series or Categorical); the rows of a query need not be contiguous.
         None: a single query for 1-D inputs, one query per row for 2-D inputs
         (the layout of :func:`sklearn.metrics.ndcg_score`).""",
+    "judgements_score": """y_true : array-like of shape (n_samples, n_subtopics)
+        J(d, i) in [0, 1]: 1 when document d is relevant to subtopic (intent)
+        i, 0 when not; values between mean a judged probability.
+    y_score : array-like of shape (n_samples,)
+        Predicted scores, finite; a higher score ranks higher.
+    qid : array-like of shape (n_samples,), default=None
+        Query id of each row, of any comparable type; the rows of a query
+        need not be contiguous. None: a single query.""",
     "k": """k : int, default=None
         Only the top ``k`` documents of each query are examined; None: all.
         A query with fewer than ``k`` documents uses all of them.""",

@@ -177,6 +177,11 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
         options, such as ``ndcg@10`` or ``map@5(denominator='capped')``, which
         :func:`get_ranking_scorer` reads back.
 
+    See Also
+    --------
+    get_ranking_scorer : Scorers by name, such as ``"ndcg@10"``.
+    GroupedRanker : Gives rankers their query groups in cross-validation.
+
     Notes
     -----
     Query ids reach the scorer by one of two routes, and a fold without any
@@ -218,12 +223,16 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
 
 
 def get_ranking_scorer_names():
-    """Names accepted by :func:`get_ranking_scorer`, each optionally followed by ``@k``.
+    """Return the names that :func:`get_ranking_scorer` accepts, each optionally followed by ``@k``.
 
     Returns
     -------
     names : list of str
         Sorted base names, such as ``"ndcg"`` (use ``"ndcg@10"`` for a cutoff).
+
+    See Also
+    --------
+    get_ranking_scorer : The scorer of a name.
 
     Examples
     --------
@@ -248,6 +257,11 @@ def get_ranking_scorer(name):
     -------
     scorer : callable
         See :func:`make_ranking_scorer`.
+
+    See Also
+    --------
+    get_ranking_scorer_names : The base names.
+    make_ranking_scorer : A scorer from any metric function.
 
     Examples
     --------

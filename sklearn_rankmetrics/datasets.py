@@ -63,6 +63,10 @@ def make_ranking(
     qid : ndarray of shape (n_samples,)
         Query id of each row, 0 to ``n_queries - 1``.
 
+    See Also
+    --------
+    load_svmlight_ranking : Real learning-to-rank data from svmlight files.
+
     Examples
     --------
     >>> from sklearn_rankmetrics import make_ranking
@@ -133,6 +137,10 @@ def qid_from_sizes(sizes):
     qid : ndarray of shape (sum(sizes),)
         Query id of each row.
 
+    See Also
+    --------
+    load_svmlight_ranking : Reads LightGBM's ``.query`` files with it.
+
     Examples
     --------
     >>> from sklearn_rankmetrics import qid_from_sizes
@@ -168,6 +176,11 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
         Relevance labels.
     qid : ndarray of shape (n_samples,)
         Query id of each row.
+
+    See Also
+    --------
+    sklearn.datasets.load_svmlight_file : The underlying reader.
+    qid_from_sizes : Query ids from a list of query sizes.
 
     Examples
     --------

@@ -1,0 +1,44 @@
+"""Every public docstring follows numpydoc, and the public API is exactly __all__."""
+
+import inspect
+
+import pytest
+
+import sklearn_rankmetrics
+
+numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
+
+# Named return values (scikit-learn's style) and an optional extended summary.
+ACCEPTED = {"RT02", "ES01"}
+PUBLIC = sorted(sklearn_rankmetrics.__all__)
+METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")]
+
+
+@pytest.mark.parametrize("name", PUBLIC + METHODS)
+def test_numpydoc(name):
+    errors = [
+        (code, message)
+        for code, message in numpydoc_validate(f"sklearn_rankmetrics.{name}")["errors"]
+        if code not in ACCEPTED and not (code in ("EX01", "SA01") and name in METHODS)
+    ]
+    assert not errors, errors
+
+
+def test_all_is_exactly_the_public_names():
+    public = {name for name in vars(sklearn_rankmetrics) if not name.startswith("_") and name != "datasets"}
+    assert public == set(sklearn_rankmetrics.__all__)
+
+
+@pytest.mark.parametrize("name", [n for n in PUBLIC if inspect.isfunction(getattr(sklearn_rankmetrics, n))])
+def test_options_are_keyword_only(name):
+    parameters = inspect.signature(getattr(sklearn_rankmetrics, name)).parameters.values()
+    positional = [p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]
+    assert positional in (
+        [],
+        ["y_true", "y_score"],
+        ["score_func"],
+        ["name"],
+        ["sizes"],
+        ["path"],
+        ["n_queries", "n_docs", "n_features"],
+    ), positional
