@@ -52,12 +52,14 @@ def symmetric_means(values, starts, sizes, degrees):
     means = np.zeros(ends[-1])
     means[ends - widths] = 1.0
     j = positions_in_segments(ends - widths, ends[-1]).astype(np.float64)
+    first_row = np.repeat(starts, widths)  # each entry's block's first row
     n_active = np.searchsorted(-sizes, -np.arange(sizes[0] + 1), side="right")
     for n in range(1, sizes[0] + 1):
         end = ends[n_active[n] - 1]
-        value = np.repeat(values[starts[: n_active[n]] + n - 1], widths[: n_active[n]])
-        previous = np.concatenate(([0.0], means[: end - 1]))
-        means[:end] = ((n - j[:end]) * means[:end] + j[:end] * value * previous) / n
+        value = values[first_row[1:end] + n - 1]
+        # Entry j takes degree j - 1 from its left neighbour; at j = 0 that
+        # neighbour belongs to another block but its coefficient j is 0.
+        means[1:end] = ((n - j[1:end]) * means[1:end] + j[1:end] * value * means[: end - 1]) / n
     offsets = np.empty_like(ends)
     offsets[by_size] = ends - widths
     return means, offsets
@@ -82,21 +84,22 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     limit = ranking.query_sizes.max() if k is None else k
     if not ranking.has_ties:
         first = np.minimum.reduceat(np.where(relevant > 0, ranking.positions, limit), ranking.query_starts)
         return np.where(first < limit, 1.0 / (first + 1.0), 0.0), n_relevant > 0
     # The first block that holds a relevant document decides.
-    in_block = ranking.per_block(relevant)
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
     blocks = np.flatnonzero(deciding)
     first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
     value = 1.0 / (first + 1.0)
     tied = sizes > 1
     if tied.any():
-        starts = ranking.block_starts[blocks[tied]]
-        value[tied] = tied_reciprocal_stops(1.0 - relevant, starts, sizes[tied], first[tied], k)
+        starts, sizes = ranking.block_starts[blocks[tied]], sizes[tied]
+        offsets = np.cumsum(sizes) - sizes
+        rows = np.repeat(starts, sizes) + positions_in_segments(offsets, sizes.sum())
+        value[tied] = tied_reciprocal_stops(1.0 - relevant[rows], offsets, sizes, first[tied], k)
     reciprocal_rank = np.zeros(ranking.n_queries)
     reciprocal_rank[ranking.query_of_block[blocks]] = value
     return reciprocal_rank, n_relevant > 0
@@ -120,24 +123,32 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
             f"ERR computes 2**label, which overflows float64 for labels above {MAX_EXPONENTIAL_LABEL}; "
             f"got max_grade={max_grade:g}. Rescale the labels."
         )
-    stop = (np.exp2(labels) - 1.0) / np.exp2(max_grade)
-    rows, starts = ranking.top(k)
+
+    def stop(rows):  # (2**g - 1) / 2**max_grade, only for the rows that can matter
+        return (np.exp2(labels[rows]) - 1.0) / np.exp2(max_grade)
+
+    if not ranking.has_ties:
+        rows, starts = ranking.top(k)
+    else:
+        # The rows of the blocks that start above rank k: a prefix of each query.
+        blocks, rows, offsets = ranking.blocks_above(k or ranking.n_rows)
+        starts = offsets[np.searchsorted(blocks, ranking.query_block_starts)]
     positions = ranking.positions[rows]
-    reach = exclusive_cumprod(1.0 - stop[rows], positions)
-    contribution = reach * stop[rows] / (positions + 1.0)
+    stops = stop(rows)
+    go_on = 1.0 - stops
+    reach = exclusive_cumprod(go_on, positions)
+    contribution = reach * stops / (positions + 1.0)
     if not ranking.has_ties:
         return np.add.reduceat(contribution, starts), ranking.has_relevant()
     # Rows of tie blocks give way to the block's expected value.
-    sizes = ranking.block_sizes
-    contribution[np.repeat(sizes > 1, sizes)[rows]] = 0.0
+    sizes = ranking.block_sizes[blocks]
+    tied = sizes > 1
+    contribution[np.repeat(tied, sizes)] = 0.0
     err = np.add.reduceat(contribution, starts)
-    tied = np.flatnonzero((sizes > 1) & (ranking.block_first < (k or ranking.n_rows)))
-    if len(tied):
-        block_rows = ranking.block_starts[tied]
-        value = reach[np.searchsorted(rows, block_rows)] * tied_reciprocal_stops(
-            1.0 - stop, block_rows, sizes[tied], ranking.block_first[tied], k
-        )
-        err += np.bincount(ranking.query_of_block[tied], weights=value, minlength=ranking.n_queries)
+    if tied.any():
+        first = offsets[tied]
+        value = reach[first] * tied_reciprocal_stops(go_on, first, sizes[tied], ranking.block_first[blocks[tied]], k)
+        err += np.bincount(ranking.query_of_block[blocks[tied]], weights=value, minlength=ranking.n_queries)
     return err, ranking.has_relevant()
 
 

@@ -4,7 +4,6 @@
 J(d, i) in [0, 1], 1 when document d is relevant to subtopic i.
 """
 
-import copy
 import math
 
 import numpy as np
@@ -396,9 +395,7 @@ def intent_aware_err_score(
     total = np.zeros(ranking.n_queries)
     weight_sum = np.zeros(ranking.n_queries)
     for intent, weight in enumerate(weights):
-        intent_ranking = copy.copy(ranking)
-        intent_ranking.labels = judgements[:, intent]
-        values, relevant = _expected_reciprocal_rank(intent_ranking, k=k, max_grade=1)
+        values, relevant = _expected_reciprocal_rank(ranking.with_labels(judgements[:, intent]), k=k, max_grade=1)
         total += np.where(relevant, weight * values, 0.0)
         weight_sum += np.where(relevant, weight, 0.0)
     defined = weight_sum > 0

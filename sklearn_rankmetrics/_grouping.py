@@ -6,6 +6,7 @@ per-query weights. Metrics are per-row arithmetic followed by ``np.add.reduceat`
 over those boundaries, so no Python code runs once per query or per tie block.
 """
 
+import copy
 import warnings
 from functools import cached_property
 
@@ -24,10 +25,11 @@ from ._validation import (
 
 
 def encode_qid(qid, n_rows):
-    """Return non-negative int64 codes that sort like the query ids, one per row.
+    """Return non-negative integer codes that sort like the query ids, one per row.
 
     Integer ids of a range within a few times the number of rows are only
-    shifted; other ids are replaced by their rank among the distinct ids.
+    shifted; other ids are replaced by their rank among the distinct ids. The
+    codes are int32 while they fit, to save memory.
     """
     if isinstance(qid, str | bytes):
         raise TypeError(f"qid must be an array-like with one query id per row; got the string {qid!r}.")
@@ -39,16 +41,16 @@ def encode_qid(qid, n_rows):
         raise ValueError(f"qid must be 1-D with one query id per row; got an array of shape {values.shape}.")
     if len(values) != n_rows:
         raise ValueError(f"qid has {len(values)} values but y_true has {n_rows} rows; give one query id per row.")
+    code_type = np.int32 if 4 * n_rows < 2**31 else np.int64
     if values.dtype.kind in "biu":
-        low, high = int(values.min()), int(values.max())
-        if high - low <= 4 * n_rows:
-            codes = values.astype(np.int64)
-            codes -= low
-            return codes
+        values = values.astype(np.int8) if values.dtype.kind == "b" else values
+        low, high = values.min(), values.max()
+        if int(high) - int(low) <= 4 * n_rows:
+            return (values - low).astype(code_type)
     if values.dtype.kind == "f":
         check_finite(values, "qid")
     try:
-        return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        return np.unique(values, return_inverse=True)[1].reshape(-1).astype(code_type)
     except TypeError as error:
         raise TypeError(
             f"qid mixes values that cannot be compared with each other ({error}); "
@@ -57,7 +59,7 @@ def encode_qid(qid, n_rows):
 
 
 def group_by_query(codes):
-    """Stable order of the rows by query code (codes below 2**32).
+    """Stable order of the rows by query code (non-negative codes below 2**32, as encode_qid gives).
 
     numpy's stable sort is a radix sort for 16-bit integers, so one or two
     passes over 16-bit digits of the codes cost a fraction of a comparison sort.
@@ -120,18 +122,18 @@ def rank_order(codes, y_score, *, ties="average", y_true=None):
     return (order if grouping is None else grouping[order]), codes[order], y_score
 
 
-def segment_starts(is_start):
-    """Start index of each segment from a boolean mask that is True at each start."""
-    return np.flatnonzero(is_start)
-
-
 def positions_in_segments(starts, n_rows):
-    """0-based position of every row within its segment (int32 while it fits, to save memory)."""
+    """0-based position of every row within its segment, given the (increasing) segment starts.
+
+    A cumulative sum of ones that steps back at each start; int32 while it fits,
+    to save memory.
+    """
     dtype = np.int32 if n_rows < 2**31 else np.int64
     step = np.ones(n_rows, dtype=dtype)
-    sizes = np.diff(starts, append=n_rows)
-    step[starts[1:]] = 1 - sizes[:-1]
-    step[0] = 0
+    if n_rows:
+        sizes = np.diff(starts, append=n_rows)
+        step[starts[1:]] = 1 - sizes[:-1]
+        step[0] = 0
     return np.cumsum(step, out=step)
 
 
@@ -157,6 +159,7 @@ class Ranking:
         self.block_starts = block_starts
         self.query_weights = query_weights
         self.positions = positions_in_segments(query_starts, len(labels))
+        self._relevance = {}
 
     @property
     def n_rows(self):
@@ -260,6 +263,22 @@ class Ranking:
         starts = np.cumsum(counts) - counts
         return np.repeat(self.query_starts, counts) + positions_in_segments(starts, counts.sum()), starts
 
+    def with_labels(self, labels):
+        """The same ranking with other labels (in rank order), sharing the segments."""
+        ranking = copy.copy(self)
+        ranking.labels, ranking._relevance = labels, {}
+        return ranking
+
+    def relevance(self, threshold):
+        """1.0 on rows with a label >= ``threshold``, with the counts per query and per block.
+
+        Cached per threshold, so that the metrics of one report share them.
+        """
+        if threshold not in self._relevance:
+            relevant = (self.labels >= threshold).astype(np.float64)
+            self._relevance[threshold] = relevant, self.query_sum(relevant), self.per_block(relevant)
+        return self._relevance[threshold]
+
     def has_relevant(self, threshold=None):
         """Whether each query has a label > 0 (or one >= ``threshold``)."""
         top = np.maximum.reduceat(self.labels, self.query_starts)
@@ -327,7 +346,7 @@ def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
     is_start[0] = True
     np.not_equal(codes[1:], codes[:-1], out=is_start[1:])
     del codes
-    query_starts = segment_starts(is_start)
+    query_starts = np.flatnonzero(is_start)
     query_weights = None if weight is None else query_weight(weight[order], is_start, qid, order)
     block_starts = None
     if ties == "average":
@@ -335,7 +354,7 @@ def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
         tied &= ~is_start[1:]
         if tied.any():
             np.logical_not(tied, out=is_start[1:])
-            block_starts = segment_starts(is_start)
+            block_starts = np.flatnonzero(is_start)
     del score, is_start
     return Ranking(labels[order], query_starts, block_starts, query_weights), order
 

@@ -10,49 +10,47 @@ DENOMINATORS = ("relevant", "capped")
 
 
 def relevance(ranking, threshold):
-    """1.0 for each row whose label is >= ``threshold``, else 0.0, and the count per query."""
-    threshold = check_real("relevance_threshold", threshold, low=0, low_open=True)
-    relevant = (ranking.labels >= threshold).astype(np.float64)
-    return relevant, ranking.query_sum(relevant)
+    """1.0 on rows whose label is >= ``threshold``, and the counts per query and per block."""
+    return ranking.relevance(check_real("relevance_threshold", threshold, low=0, low_open=True))
 
 
-def hits(ranking, relevant, cutoff):
+def hits(ranking, in_block, cutoff):
     """Expected number of relevant documents above ``cutoff`` (None, a scalar or one per query).
 
     Over the orderings of a tie block, each of its rows is relevant with the
-    block's share of relevant rows.
+    block's share ``in_block / size`` of relevant rows.
     """
-    return ranking.query_total(ranking.block_mean(relevant) * ranking.visible(cutoff))
+    share = in_block / ranking.block_sizes if ranking.has_ties else in_block
+    return ranking.query_total(share * ranking.visible(cutoff))
 
 
 def _precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     per_query = ranking.query_sizes if k is None else k
-    return hits(ranking, relevant, k) / per_query, n_relevant > 0
+    return hits(ranking, in_block, k) / per_query, n_relevant > 0
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    relevant, n_relevant = relevance(ranking, relevance_threshold)
-    return _ratio(hits(ranking, relevant, k), n_relevant)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    return _ratio(hits(ranking, in_block, k), n_relevant)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    relevant, n_relevant = relevance(ranking, relevance_threshold)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
-    return _ratio(hits(ranking, relevant, cutoff), n_relevant)
+    return _ratio(hits(ranking, in_block, cutoff), n_relevant)
 
 
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
     k = check_k(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
-    relevant, n_relevant = relevance(ranking, relevance_threshold)
-    inverse_rank = 1.0 / (ranking.positions + 1.0)
+    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    inverse_rank = np.reciprocal(ranking.positions + 1.0)
     if k is not None:
         inverse_rank[ranking.positions >= k] = 0.0
-    in_block = ranking.per_block(relevant)
     # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
     found = ranking.before_in_query(in_block) + 1.0
     if ranking.has_ties:
