@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._docs import fill_doc
-from ._grouping import evaluate, rank_order
+from ._grouping import evaluate, rank_order, ratio
 from ._validation import check_k, check_option
 
 GAINS = ("linear", "exponential")
@@ -82,9 +82,7 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False):
         dcg = np.add.reduceat(gains[rows] * weights[ranking.positions[rows]], starts)
     if not normalize:
         return dcg, ranking.has_relevant()
-    ideal = ideal_dcg(ranking, gain, weights)
-    defined = ideal > 0
-    return np.divide(dcg, ideal, out=np.zeros_like(dcg), where=defined), defined
+    return ratio(dcg, ideal_dcg(ranking, gain, weights))
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._cascade import _expected_reciprocal_rank
 from ._docs import fill_doc
-from ._grouping import build_ranking, encode_qid, group_by_query
+from ._grouping import build_ranking, encode_qid, group_by_query, ratio
 from ._validation import (
     as_float_array,
     check_finite,
@@ -312,9 +312,7 @@ def alpha_ndcg_score(
     gains = alpha_gains(judgements, ranking, alpha)
     top = ranking.positions < depth
     dcg = ranking.query_sum(np.where(top, gains * weights[np.minimum(ranking.positions, depth - 1)], 0.0))
-    ideal_dcg = ideal_alpha_dcg(by_query, ranking, alpha, weights, ideal)
-    defined = ideal_dcg > 0
-    values = np.divide(dcg, ideal_dcg, out=np.zeros_like(dcg), where=defined)
+    values, defined = ratio(dcg, ideal_alpha_dcg(by_query, ranking, alpha, weights, ideal))
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
@@ -398,8 +396,7 @@ def intent_aware_err_score(
         values, relevant = _expected_reciprocal_rank(ranking.with_labels(judgements[:, intent]), k=k, max_grade=1)
         total += np.where(relevant, weight * values, 0.0)
         weight_sum += np.where(relevant, weight, 0.0)
-    defined = weight_sum > 0
-    values = np.divide(total, weight_sum, out=np.zeros_like(total), where=defined)
+    values, defined = ratio(total, weight_sum)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
@@ -478,8 +475,7 @@ def subtopic_recall_score(
         top = (ranking.positions < depth)[:, None]
         seen = np.add.reduceat(covers * top, ranking.query_starts, axis=0) > 0
     covered = (seen * present).sum(axis=1)
-    defined = n_subtopics > 0
-    values = np.divide(covered, n_subtopics, out=np.zeros(ranking.n_queries), where=defined)
+    values, defined = ratio(covered, n_subtopics)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 

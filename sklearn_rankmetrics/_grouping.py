@@ -372,6 +372,17 @@ def query_weight(sorted_weight, is_query_start, qid, order):
     return sorted_weight[is_query_start]
 
 
+def ratio(numerator, denominator):
+    """Each query's ``numerator / denominator``, 0 where the denominator is 0, and where it is not.
+
+    The second array marks the queries where the metric is defined; the
+    others later get ``zero_division``.
+    """
+    numerator = np.asarray(numerator, dtype=np.float64)
+    defined = denominator > 0
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined), defined
+
+
 def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, **params):
     """Validate the inputs, rank them, apply ``metric`` and reduce over queries.
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._docs import fill_doc
-from ._grouping import evaluate
+from ._grouping import evaluate, ratio
 from ._validation import check_k, check_option, check_real
 
 DENOMINATORS = ("relevant", "capped")
@@ -34,14 +34,14 @@ def _precision(ranking, *, k=None, relevance_threshold=1):
 def _recall(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    return _ratio(hits(ranking, in_block, k), n_relevant)
+    return ratio(hits(ranking, in_block, k), n_relevant)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
-    return _ratio(hits(ranking, in_block, cutoff), n_relevant)
+    return ratio(hits(ranking, in_block, cutoff), n_relevant)
 
 
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
@@ -68,12 +68,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         precision_sums = relevant * found * inverse_rank
     sums = ranking.query_total(precision_sums)
     per_query = n_relevant if denominator == "relevant" or k is None else np.minimum(n_relevant, k)
-    return _ratio(sums, per_query)
-
-
-def _ratio(numerator, denominator):
-    defined = denominator > 0
-    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined), defined
+    return ratio(sums, per_query)
 
 
 @fill_doc
