@@ -194,3 +194,29 @@ def test_k_beyond_the_list_uses_the_whole_list(name):
     np.testing.assert_array_equal(
         METRICS[name](y_true, y_score, qid=qid, k=np.int64(3)), METRICS[name](y_true, y_score, qid=qid, k=3)
     )
+
+
+METRIC_OPTIONS = [
+    ("dcg", {"gain": "quadratic"}, ValueError, "gain must be one of 'linear', 'exponential'; got 'quadratic'"),
+    ("ndcg", {"discount": "log10"}, ValueError, "discount must be one of 'log2', 'jarvelin'; got 'log10'"),
+    ("ndcg", {"discount": lambda ranks: ranks[:1]}, ValueError, "A callable discount must map the 1-D array"),
+    ("ndcg", {"discount": lambda ranks: ranks * np.nan}, ValueError, "to an array of finite weights"),
+    ("map", {"denominator": "min"}, ValueError, "denominator must be one of 'relevant', 'capped'; got 'min'"),
+    ("precision", {"relevance_threshold": 0}, ValueError, r"relevance_threshold must be in \(0, inf\]; got 0.0"),
+    ("recall", {"relevance_threshold": "1"}, TypeError, "relevance_threshold must be a real number"),
+    ("err", {"max_grade": 1}, ValueError, "y_true has a label of 2, above max_grade=1"),
+    ("err", {"max_grade": -1}, ValueError, r"max_grade must be in \[0, inf\]; got -1.0"),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "error", "message"), METRIC_OPTIONS)
+def test_bad_metric_options_raise(name, options, error, message):
+    with pytest.raises(error, match=message):
+        METRICS[name]([1, 0, 2], [0.3, 0.2, 0.1], **options)
+
+
+@pytest.mark.parametrize("name", ["dcg", "ndcg", "cg"])
+def test_exponential_gain_refuses_labels_that_overflow(name):
+    with pytest.raises(ValueError, match="overflows float64 for labels above 1023; got a label of 2000"):
+        METRICS[name]([2000, 0], [0.5, 0.1], gain="exponential")
+    assert np.isfinite(METRICS[name]([1023, 0], [0.5, 0.1], gain="exponential"))
