@@ -9,7 +9,7 @@ import numpy as np
 
 from ._dcg import MAX_EXPONENTIAL_LABEL
 from ._docs import fill_doc
-from ._grouping import evaluate, positions_in_segments
+from ._grouping import evaluate, positions_in_segments, segment_rows
 from ._precision import relevance
 from ._validation import check_k, check_real
 
@@ -75,9 +75,8 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
     """
     visible = sizes if k is None else np.minimum(sizes, k - first)
     means, offsets = symmetric_means(go_on, starts, sizes, visible)
-    block_starts = np.cumsum(visible) - visible
-    places = positions_in_segments(block_starts, visible.sum())
-    entry = np.repeat(offsets, visible) + places
+    entry, block_starts = segment_rows(offsets, visible)
+    places = entry - np.repeat(offsets, visible)
     terms = (means[entry] - means[entry + 1]) / (np.repeat(first, visible) + places + 1.0)
     return np.add.reduceat(terms, block_starts)
 
@@ -96,10 +95,8 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     value = 1.0 / (first + 1.0)
     tied = sizes > 1
     if tied.any():
-        starts, sizes = ranking.block_starts[blocks[tied]], sizes[tied]
-        offsets = np.cumsum(sizes) - sizes
-        rows = np.repeat(starts, sizes) + positions_in_segments(offsets, sizes.sum())
-        value[tied] = tied_reciprocal_stops(1.0 - relevant[rows], offsets, sizes, first[tied], k)
+        rows, offsets = segment_rows(ranking.block_starts[blocks[tied]], sizes[tied])
+        value[tied] = tied_reciprocal_stops(1.0 - relevant[rows], offsets, sizes[tied], first[tied], k)
     reciprocal_rank = np.zeros(ranking.n_queries)
     reciprocal_rank[ranking.query_of_block[blocks]] = value
     return reciprocal_rank, n_relevant > 0

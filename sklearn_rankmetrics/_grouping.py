@@ -96,7 +96,7 @@ def sort_within_queries(codes, y_score):
         values = np.unique(sorted_key[merged])
         first = np.searchsorted(sorted_key, values, "left")
         sizes = np.searchsorted(sorted_key, values, "right") - first
-        spots = np.repeat(first, sizes) + positions_in_segments(np.cumsum(sizes) - sizes, sizes.sum())
+        spots = segment_rows(first, sizes)[0]
         rows = order[spots]
         order[spots] = rows[np.lexsort((spots, -y_score[rows], np.repeat(values, sizes)))]
         sorted_score[spots] = y_score[order[spots]]
@@ -135,6 +135,15 @@ def positions_in_segments(starts, n_rows):
         step[starts[1:]] = 1 - sizes[:-1]
         step[0] = 0
     return np.cumsum(step, out=step)
+
+
+def segment_rows(starts, sizes):
+    """The indices ``starts[i] .. starts[i] + sizes[i] - 1`` of every segment, end to end.
+
+    Also returns where each segment begins in that array.
+    """
+    offsets = np.cumsum(sizes) - sizes
+    return np.repeat(starts, sizes) + positions_in_segments(offsets, sizes.sum()), offsets
 
 
 class Ranking:
@@ -250,18 +259,13 @@ class Ranking:
     def blocks_above(self, k):
         """The blocks that start above rank ``k``, and their rows (with ties)."""
         blocks = np.flatnonzero(self.block_first < k)
-        starts, sizes = self.block_starts[blocks], self.block_sizes[blocks]
-        offsets = np.cumsum(sizes) - sizes
-        rows = np.repeat(starts, sizes) + positions_in_segments(offsets, sizes.sum())
-        return blocks, rows, offsets
+        return blocks, *segment_rows(self.block_starts[blocks], self.block_sizes[blocks])
 
     def top(self, k):
         """The rows ranked in the top ``k`` of their query, and where each query starts among them."""
         if k is None or k >= self.query_sizes.max():
             return np.arange(self.n_rows), self.query_starts
-        counts = np.minimum(self.query_sizes, k)
-        starts = np.cumsum(counts) - counts
-        return np.repeat(self.query_starts, counts) + positions_in_segments(starts, counts.sum()), starts
+        return segment_rows(self.query_starts, np.minimum(self.query_sizes, k))
 
     def with_labels(self, labels):
         """The same ranking with other labels (in rank order), sharing the segments."""
