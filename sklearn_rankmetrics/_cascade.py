@@ -75,19 +75,22 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
     """
     visible = sizes if k is None else np.minimum(sizes, k - first)
     means, offsets = symmetric_means(go_on, starts, sizes, visible)
-    entry, block_starts = segment_rows(offsets, visible)
-    places = entry - np.repeat(offsets, visible)
+    entry, block_starts, places = segment_rows(offsets, visible)
     terms = (means[entry] - means[entry + 1]) / (np.repeat(first, visible) + places + 1.0)
     return np.add.reduceat(terms, block_starts)
 
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant, relevant_rows, n_relevant, in_block = relevance(ranking, relevance_threshold)
     limit = ranking.query_sizes.max() if k is None else k
     if not ranking.has_ties:
-        first = np.minimum.reduceat(np.where(relevant > 0, ranking.positions, limit), ranking.query_starts)
-        return np.where(first < limit, 1.0 / (first + 1.0), 0.0), n_relevant > 0
+        # The first relevant row of each query that has one.
+        found = n_relevant > 0
+        first = relevant_rows[np.searchsorted(relevant_rows, ranking.query_starts[found])] - ranking.query_starts[found]
+        reciprocal_rank = np.zeros(ranking.n_queries)
+        reciprocal_rank[found] = np.where(first < limit, 1.0 / (first + 1.0), 0.0)
+        return reciprocal_rank, found
     # The first block that holds a relevant document decides.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
     blocks = np.flatnonzero(deciding)
@@ -95,7 +98,7 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     value = 1.0 / (first + 1.0)
     tied = sizes > 1
     if tied.any():
-        rows, offsets = segment_rows(ranking.block_starts[blocks[tied]], sizes[tied])
+        rows, offsets, _ = segment_rows(ranking.block_starts[blocks[tied]], sizes[tied])
         value[tied] = tied_reciprocal_stops(1.0 - relevant[rows], offsets, sizes[tied], first[tied], k)
     reciprocal_rank = np.zeros(ranking.n_queries)
     reciprocal_rank[ranking.query_of_block[blocks]] = value
@@ -125,12 +128,12 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
         return (np.exp2(labels[rows]) - 1.0) / np.exp2(max_grade)
 
     if not ranking.has_ties:
-        rows, starts = ranking.top(k)
+        rows, starts, positions = ranking.top(k)
     else:
         # The rows of the blocks that start above rank k: a prefix of each query.
         blocks, rows, offsets = ranking.blocks_above(k or ranking.n_rows)
         starts = offsets[np.searchsorted(blocks, ranking.query_block_starts)]
-    positions = ranking.positions[rows]
+        positions = ranking.positions[rows]
     stops = stop(rows)
     go_on = 1.0 - stops
     reach = exclusive_cumprod(go_on, positions)

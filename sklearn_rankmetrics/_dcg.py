@@ -78,8 +78,8 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False):
         block_gains = np.add.reduceat(gains[rows], offsets) / sizes * filled
         dcg = np.bincount(ranking.query_of_block[blocks], weights=block_gains, minlength=ranking.n_queries)
     else:
-        rows, starts = ranking.top(k)
-        dcg = np.add.reduceat(gains[rows] * weights[ranking.positions[rows]], starts)
+        rows, starts, positions = ranking.top(k)
+        dcg = np.add.reduceat(gains[rows] * weights[positions], starts)
     if not normalize:
         return dcg, ranking.has_relevant()
     return ratio(dcg, ideal_dcg(ranking, gain, weights))

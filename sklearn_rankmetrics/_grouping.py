@@ -7,7 +7,10 @@ over those boundaries, so no Python code runs once per query or per tie block.
 """
 
 import copy
+import os
 import warnings
+from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 import numpy as np
@@ -44,9 +47,11 @@ def encode_qid(qid, n_rows):
     code_type = np.int32 if 4 * n_rows < 2**31 else np.int64
     if values.dtype.kind in "biu":
         values = values.astype(np.int8) if values.dtype.kind == "b" else values
-        low, high = values.min(), values.max()
-        if int(high) - int(low) <= 4 * n_rows:
-            return (values - low).astype(code_type)
+        low, high = int(values.min()), int(values.max())
+        if 0 <= low and high <= 4 * n_rows:  # already small: a copy, no shift
+            return values.astype(code_type)
+        if high - low <= 4 * n_rows:
+            return (values - values.dtype.type(low)).astype(code_type)
     if values.dtype.kind == "f":
         check_finite(values, "qid")
     try:
@@ -82,14 +87,28 @@ def sort_within_queries(codes, y_score):
     # several times faster than lexsort. The key is monotone in the score, so a
     # lower key always means a higher score; but rounding can merge close scores
     # into one key, and only those runs of equal keys need an exact re-sort.
-    key = np.subtract(high, y_score)
-    if span > 0:
-        key /= span
-    key += codes
-    key += codes
-    order = np.argsort(key, kind="stable")
-    sorted_score = y_score[order]
-    rising = np.flatnonzero(sorted_score[1:] > sorted_score[:-1])
+    key = np.empty(len(y_score))
+    order = np.empty(len(y_score), dtype=np.intp)
+    sorted_score = np.empty_like(y_score)
+
+    def sort_chunk(start, stop):
+        chunk = key[start:stop]
+        np.subtract(high, y_score[start:stop], out=chunk)
+        if span > 0:
+            chunk /= span
+        chunk += codes[start:stop]
+        chunk += codes[start:stop]
+        part = order[start:stop]
+        part[:] = np.argsort(chunk, kind="stable")
+        part += start
+        scores = sorted_score[start:stop]
+        np.take(y_score, part, out=scores)
+        return np.flatnonzero(scores[1:] > scores[:-1]) + start
+
+    # Chunks of whole queries sort independently, and numpy releases the GIL
+    # while sorting: large inputs use every core.
+    bounds = query_chunks(codes)
+    rising = np.concatenate(list(map_in_threads(sort_chunk, bounds[:-1], bounds[1:])))
     merged = rising[key[order[rising]] == key[order[rising + 1]]]
     if len(merged):
         sorted_key = key[order]
@@ -101,6 +120,36 @@ def sort_within_queries(codes, y_score):
         order[spots] = rows[np.lexsort((spots, -y_score[rows], np.repeat(values, sizes)))]
         sorted_score[spots] = y_score[order[spots]]
     return order, sorted_score
+
+
+# Below this many rows one thread sorts faster than several.
+MIN_ROWS_PER_THREAD = 2**18
+
+
+def query_chunks(codes):
+    """Bounds of up to one chunk per core of rows grouped by query, cut between queries."""
+    n_chunks = min(available_cores(), len(codes) // MIN_ROWS_PER_THREAD)
+    cuts = np.searchsorted(codes, codes[np.arange(1, max(n_chunks, 1)) * len(codes) // max(n_chunks, 1)])
+    return np.unique(np.concatenate(([0], cuts, [len(codes)])))
+
+
+def available_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_POOL = []
+
+
+def map_in_threads(function, *arguments):
+    """``map(function, *arguments)``, in a shared pool of threads when there is more than one task."""
+    if len(arguments[0]) < 2:
+        return map(function, *arguments)
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="rankmetrics"))
+    return _POOL[0].map(function, *arguments)
 
 
 def rank_order(codes, y_score, *, ties="average", y_true=None):
@@ -119,7 +168,8 @@ def rank_order(codes, y_score, *, ties="average", y_true=None):
         grouping = group_by_query(codes)
         codes, y_score = codes[grouping], y_score[grouping]
     order, y_score = sort_within_queries(codes, y_score)
-    return (order if grouping is None else grouping[order]), codes[order], y_score
+    # Sorting within queries moves no row to another query: the codes are in rank order already.
+    return (order if grouping is None else grouping[order]), codes, y_score
 
 
 def positions_in_segments(starts, n_rows):
@@ -137,13 +187,18 @@ def positions_in_segments(starts, n_rows):
     return np.cumsum(step, out=step)
 
 
+Relevance = namedtuple("Relevance", ["mask", "hits", "per_query", "per_block"])
+
+
 def segment_rows(starts, sizes):
     """The indices ``starts[i] .. starts[i] + sizes[i] - 1`` of every segment, end to end.
 
-    Also returns where each segment begins in that array.
+    Also returns where each segment begins in that array, and each index's
+    place (0, 1, ...) in its segment.
     """
     offsets = np.cumsum(sizes) - sizes
-    return np.repeat(starts, sizes) + positions_in_segments(offsets, sizes.sum()), offsets
+    places = positions_in_segments(offsets, sizes.sum())
+    return np.repeat(starts, sizes) + places, offsets, places
 
 
 class Ranking:
@@ -167,8 +222,12 @@ class Ranking:
         self.query_starts = query_starts
         self.block_starts = block_starts
         self.query_weights = query_weights
-        self.positions = positions_in_segments(query_starts, len(labels))
         self._relevance = {}
+
+    @cached_property
+    def positions(self):
+        """0-based position of each row in its query."""
+        return positions_in_segments(self.query_starts, self.n_rows)
 
     @property
     def n_rows(self):
@@ -259,12 +318,12 @@ class Ranking:
     def blocks_above(self, k):
         """The blocks that start above rank ``k``, and their rows (with ties)."""
         blocks = np.flatnonzero(self.block_first < k)
-        return blocks, *segment_rows(self.block_starts[blocks], self.block_sizes[blocks])
+        return blocks, *segment_rows(self.block_starts[blocks], self.block_sizes[blocks])[:2]
 
     def top(self, k):
-        """The rows ranked in the top ``k`` of their query, and where each query starts among them."""
+        """The rows ranked in the top ``k`` of their query, where each query starts among them, and their positions."""
         if k is None or k >= self.query_sizes.max():
-            return np.arange(self.n_rows), self.query_starts
+            return np.arange(self.n_rows), self.query_starts, self.positions
         return segment_rows(self.query_starts, np.minimum(self.query_sizes, k))
 
     def with_labels(self, labels):
@@ -274,13 +333,17 @@ class Ranking:
         return ranking
 
     def relevance(self, threshold):
-        """1.0 on rows with a label >= ``threshold``, with the counts per query and per block.
+        """The rows with a label >= ``threshold``, cached per threshold for the metrics of a report.
 
-        Cached per threshold, so that the metrics of one report share them.
+        Returns the boolean mask, the indices of those rows, and their number
+        per query and per block (the mask itself without ties).
         """
         if threshold not in self._relevance:
-            relevant = (self.labels >= threshold).astype(np.float64)
-            self._relevance[threshold] = relevant, self.query_sum(relevant), self.per_block(relevant)
+            mask = self.labels >= threshold
+            hits = np.flatnonzero(mask)
+            per_query = np.diff(np.searchsorted(hits, self.query_starts), append=len(hits))
+            per_block = np.add.reduceat(mask, self.block_starts, dtype=np.float64) if self.has_ties else mask
+            self._relevance[threshold] = Relevance(mask, hits, per_query, per_block)
         return self._relevance[threshold]
 
     def has_relevant(self, threshold=None):

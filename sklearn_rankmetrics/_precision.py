@@ -3,14 +3,14 @@
 import numpy as np
 
 from ._docs import fill_doc
-from ._grouping import evaluate, ratio
+from ._grouping import evaluate, positions_in_segments, ratio
 from ._validation import check_k, check_option, check_real
 
 DENOMINATORS = ("relevant", "capped")
 
 
 def relevance(ranking, threshold):
-    """1.0 on rows whose label is >= ``threshold``, and the counts per query and per block."""
+    """The relevant rows (label >= ``threshold``): mask, indices, counts per query and per block."""
     return ranking.relevance(check_real("relevance_threshold", threshold, low=0, low_open=True))
 
 
@@ -26,20 +26,20 @@ def hits(ranking, in_block, cutoff):
 
 def _precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    _, _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     per_query = ranking.query_sizes if k is None else k
     return hits(ranking, in_block, k) / per_query, n_relevant > 0
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    _, _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     return ratio(hits(ranking, in_block, k), n_relevant)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    _, _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
     return ratio(hits(ranking, in_block, cutoff), n_relevant)
 
@@ -47,26 +47,44 @@ def _r_precision(ranking, *, k=None, relevance_threshold=1):
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
     k = check_k(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
-    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    inverse_rank = np.reciprocal(ranking.positions + 1.0)
-    if k is not None:
-        inverse_rank[ranking.positions >= k] = 0.0
-    # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
-    found = ranking.before_in_query(in_block) + 1.0
-    if ranking.has_ties:
+    _, relevant_rows, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    if not ranking.has_ties:
+        # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
+        query = np.repeat(np.arange(ranking.n_queries), n_relevant)
+        found = positions_in_segments(np.cumsum(n_relevant)[n_relevant > 0] - n_relevant[n_relevant > 0], len(query))
+        ranks = relevant_rows - ranking.query_starts[query] + 1.0
+        terms = (found + 1.0) / ranks
+        if k is not None:
+            terms[ranks > k] = 0.0
+        sums = np.bincount(query, weights=terms, minlength=ranking.n_queries)
+    else:
+        inverse_rank = ranking.positions + 1.0
+        np.reciprocal(inverse_rank, out=inverse_rank)
+        if k is not None:
+            inverse_rank[ranking.positions >= k] = 0.0
+        harmonic = ranking.per_block(inverse_rank)
+        del inverse_rank
         # Placed uniformly in a block of m rows holding r relevant ones, at the
         # block's j-th place, a relevant document has on average j (r - 1) / (m - 1)
         # of the block's other relevant documents above it. Over the block's V
         # visible places from rank a + 1, with H the sum of their 1 / rank:
-        # sum_j j / (a + 1 + j) = V - (a + 1) H.
+        # sum_j j / (a + 1 + j) = V - (a + 1) H. (Single rows: r = 1 or share 0.)
+        # In place: each fresh temporary of this size costs page faults.
         sizes = ranking.block_sizes
-        spread = np.divide(in_block - 1, sizes - 1, out=np.zeros_like(in_block), where=sizes > 1)
-        harmonic = ranking.per_block(inverse_rank)
-        offsets = ranking.visible(k) - (ranking.block_first + 1.0) * harmonic
-        precision_sums = (in_block / sizes) * (found * harmonic + spread * offsets)
-    else:
-        precision_sums = relevant * found * inverse_rank
-    sums = ranking.query_total(precision_sums)
+        share = in_block / sizes
+        spread = in_block - 1.0
+        spread /= np.maximum(sizes - 1, 1)
+        offsets = ranking.block_first + 1.0
+        offsets *= harmonic
+        np.subtract(ranking.visible(k), offsets, out=offsets)
+        offsets *= spread
+        # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
+        found = ranking.before_in_query(in_block)
+        found += 1.0
+        found *= harmonic
+        found += offsets
+        found *= share
+        sums = ranking.query_total(found)
     per_query = n_relevant if denominator == "relevant" or k is None else np.minimum(n_relevant, k)
     return ratio(sums, per_query)
 

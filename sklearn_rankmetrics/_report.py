@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._docs import fill_doc
-from ._grouping import rank_queries
+from ._grouping import map_in_threads, rank_queries
 from ._registry import KERNELS, parse_metric_name
 from ._validation import check_zero_division
 
@@ -26,7 +26,8 @@ def ranking_report(
     """Compute several ranking metrics of the same inputs, sharing one sort.
 
     Sorting dominates the cost of every metric, so a report of five metrics
-    costs far less than five separate calls.
+    costs far less than five separate calls; the metrics then run side by side
+    on the available cores.
 
     Parameters
     ----------
@@ -83,8 +84,11 @@ def ranking_report(
     report = {}
     if not average:
         report["qid"] = np.arange(ranking.n_queries) if qid is None else np.unique(np.asarray(qid))
-    for name, kernel, options in requests:
-        name_zero_division = options.pop("zero_division", zero_division)
-        values, defined = kernel(ranking, **options)
+    zero_divisions = [options.pop("zero_division", zero_division) for _, _, options in requests]
+    # The metrics only read the shared ranking, and numpy releases the GIL in
+    # its loops: they run side by side, one per core.
+    _ = ranking.positions  # computed once here rather than by several threads at once
+    results = map_in_threads(lambda request: request[1](ranking, **request[2]), requests)
+    for (name, _, _), (values, defined), name_zero_division in zip(requests, results, zero_divisions, strict=True):
         report[name] = ranking.aggregate(values, defined, average=average, zero_division=name_zero_division)
     return report

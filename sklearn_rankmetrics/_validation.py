@@ -80,6 +80,9 @@ def as_float_array(values, name, *, ndim=(1,)):
 
 def check_finite(array, name):
     """Raise if ``array`` holds NaN or infinity."""
+    # NaN and infinity make the sum non-finite; only then (or on overflow) look closer.
+    if np.isfinite(np.sum(array)):
+        return
     if not np.isfinite(array).all():
         kind = "NaN" if np.isnan(array).any() else "infinity"
         raise ValueError(f"{name} contains {kind}; every value must be finite. Drop or impute those rows first.")
@@ -88,7 +91,7 @@ def check_finite(array, name):
 def check_labels(y_true, name="y_true"):
     """Raise unless every relevance label is finite and non-negative."""
     check_finite(y_true, name)
-    if (y_true < 0).any():
+    if y_true.min() < 0:
         raise ValueError(
             f"{name} must hold non-negative relevance labels; got a minimum of {y_true.min():g}. "
             "Shift or clip the labels so that 0 means not relevant."

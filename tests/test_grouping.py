@@ -113,3 +113,16 @@ def test_a_large_tie_block_is_exact_and_stable():
     m, r = 2000, 10
     harmonic = sum(1 / i for i in range(1, m + 1))
     assert ap == pytest.approx((r - 1) / (m - 1) + (m - r) / (m - 1) * harmonic / m, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sorting_in_parallel_chunks_of_queries_is_exact(monkeypatch, seed):
+    from sklearn_rankmetrics import _grouping
+
+    monkeypatch.setattr(_grouping, "MIN_ROWS_PER_THREAD", 16)
+    monkeypatch.setattr(_grouping, "available_cores", lambda: 3)
+    rng = np.random.default_rng(seed)
+    codes = np.sort(rng.integers(0, 40, 400))
+    y_score = rng.integers(0, 6, 400) / 7 + 1.0 + rng.integers(0, 3, 400) * np.finfo(float).eps
+    assert len(_grouping.query_chunks(codes)) == 4
+    np.testing.assert_array_equal(rank_order(codes, y_score, ties="stable")[0], reference_order(codes, y_score))
