@@ -83,42 +83,41 @@ def sort_within_queries(codes, y_score):
     if not np.isfinite(span):
         order = np.lexsort((-y_score, codes))
         return order, y_score[order]
-    # One argsort of a single float key, 2 * code + offset with offset in [0, 1], is
-    # several times faster than lexsort. The key is monotone in the score, so a
-    # lower key always means a higher score; but rounding can merge close scores
-    # into one key, and only those runs of equal keys need an exact re-sort.
-    key = np.empty(len(y_score))
-    order = np.empty(len(y_score), dtype=np.intp)
+    # Each chunk's key region then holds its order: one n-sized buffer serves both.
+    buffer = np.empty(len(y_score))
+    order = buffer.view(np.intp) if buffer.itemsize == np.dtype(np.intp).itemsize else np.empty(len(y_score), np.intp)
     sorted_score = np.empty_like(y_score)
 
     def sort_chunk(start, stop):
-        chunk = key[start:stop]
-        np.subtract(high, y_score[start:stop], out=chunk)
+        # One argsort of a single float key, 2 * code + offset with offset in [0, 1], is
+        # several times faster than lexsort. The key is monotone in the score, so a
+        # lower key always means a higher score; but rounding can merge close scores
+        # into one key, and only those runs of equal keys need an exact re-sort.
+        key, scores = buffer[start:stop], y_score[start:stop]
+        np.subtract(high, scores, out=key)
         if span > 0:
-            chunk /= span
-        chunk += codes[start:stop]
-        chunk += codes[start:stop]
-        part = order[start:stop]
-        part[:] = np.argsort(chunk, kind="stable")
-        part += start
-        scores = sorted_score[start:stop]
-        np.take(y_score, part, out=scores)
-        return np.flatnonzero(scores[1:] > scores[:-1]) + start
+            key /= span
+        key += codes[start:stop]
+        key += codes[start:stop]
+        chunk_order = np.argsort(key, kind="stable")
+        ranked = np.take(scores, chunk_order, out=sorted_score[start:stop])
+        rising = np.flatnonzero(ranked[1:] > ranked[:-1])
+        merged = rising[key[chunk_order[rising]] == key[chunk_order[rising + 1]]]
+        if len(merged):
+            sorted_key = key[chunk_order]
+            values = np.unique(sorted_key[merged])
+            first = np.searchsorted(sorted_key, values, "left")
+            spots = segment_rows(first, np.searchsorted(sorted_key, values, "right") - first)[0]
+            rows = chunk_order[spots]
+            chunk_order[spots] = rows[np.lexsort((spots, -scores[rows], sorted_key[spots]))]
+            ranked[spots] = scores[chunk_order[spots]]
+        chunk_order += start
+        order[start:stop] = chunk_order  # the key of this chunk is no longer needed
 
     # Chunks of whole queries sort independently, and numpy releases the GIL
     # while sorting: large inputs use every core.
     bounds = query_chunks(codes)
-    rising = np.concatenate(list(map_in_threads(sort_chunk, bounds[:-1], bounds[1:])))
-    merged = rising[key[order[rising]] == key[order[rising + 1]]]
-    if len(merged):
-        sorted_key = key[order]
-        values = np.unique(sorted_key[merged])
-        first = np.searchsorted(sorted_key, values, "left")
-        sizes = np.searchsorted(sorted_key, values, "right") - first
-        spots = segment_rows(first, sizes)[0]
-        rows = order[spots]
-        order[spots] = rows[np.lexsort((spots, -y_score[rows], np.repeat(values, sizes)))]
-        sorted_score[spots] = y_score[order[spots]]
+    list(map_in_threads(sort_chunk, bounds[:-1], bounds[1:]))
     return order, sorted_score
 
 
