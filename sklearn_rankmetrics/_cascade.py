@@ -271,8 +271,9 @@ def expected_reciprocal_rank_score(
     averaged, the value is the exact mean over all orderings of each tie
     block, computed from the elementary symmetric means of :math:`1 - R`
     over the block (no sampling): the cost is the number of rows of the block
-    times the number of its ranks within k, so it is the one metric whose time
-    grows with the size of the largest tie block.
+    times the number of its ranks within k, so its time grows with the size
+    of the largest tie block above k (as MRR's, for the block holding the
+    first relevant document).
 
     References
     ----------

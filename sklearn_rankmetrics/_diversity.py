@@ -152,19 +152,19 @@ def ideal_alpha_dcg(judgements, ranking, alpha, weights, ideal_kind):
     _, gains = greedy(candidates, starts, sizes, depth, alpha, later_wins=True)
     ideal[judged] = gains @ weights[:depth]
     if ideal_kind == "exact":
+        slices = [candidates[start : start + size] for start, size in zip(starts, sizes, strict=True)]
+        check_exact_feasible(slices, len(weights))
         ideal[judged] = [
-            exact_alpha_dcg(candidates[start : start + size], weights[:depth], alpha, floor)
-            for start, size, floor in zip(starts, sizes, ideal[judged], strict=True)
+            exact_alpha_dcg(query, weights[:depth], alpha, floor)
+            for query, floor in zip(slices, ideal[judged], strict=True)
         ]
     return ideal
 
 
-def check_exact_feasible(judgements, ranking, depth):
-    """Refuse the exact ideal where branch and bound could enumerate too many orderings."""
-    relevant = judgements.max(axis=1) > 0
-    query = ranking.query_of_row[relevant]
-    for q in np.unique(query):
-        distinct = len(np.unique(judgements[relevant][query == q], axis=0))
+def check_exact_feasible(queries, depth):
+    """Refuse the exact ideal where branch and bound could enumerate too many orderings of a query."""
+    for query in queries:
+        distinct = len(np.unique(query, axis=0))
         orderings = math.perm(distinct, min(depth, distinct))
         if orderings > MAX_EXACT_ORDERINGS:
             raise ValueError(
@@ -304,8 +304,6 @@ def alpha_ndcg_score(
         y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=ALPHA_TIES
     )
     depth = min(k or ranking.query_sizes.max(), ranking.query_sizes.max())
-    if ideal == "exact":
-        check_exact_feasible(by_query, ranking, depth)
     if ties != "stable" and ranking.has_ties:
         judgements = judgements[tie_order(judgements, ranking, alpha, ties, k)]
     weights = 1.0 / np.log2(np.arange(2.0, depth + 2.0))

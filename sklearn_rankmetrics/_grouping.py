@@ -186,11 +186,11 @@ def positions_in_segments(starts, n_rows):
     return np.cumsum(step, out=step)
 
 
-Relevance = namedtuple("Relevance", ["mask", "hits", "per_query", "per_block"])
+Relevance = namedtuple("Relevance", ["mask", "rows", "per_query", "per_block"])
 
 
 def segment_rows(starts, sizes):
-    """The indices ``starts[i] .. starts[i] + sizes[i] - 1`` of every segment, end to end.
+    """The indices ``starts[i] .. starts[i] + sizes[i] - 1`` of every (non-empty) segment, end to end.
 
     Also returns where each segment begins in that array, and each index's
     place (0, 1, ...) in its segment.
@@ -339,10 +339,10 @@ class Ranking:
         """
         if threshold not in self._relevance:
             mask = self.labels >= threshold
-            hits = np.flatnonzero(mask)
-            per_query = np.diff(np.searchsorted(hits, self.query_starts), append=len(hits))
+            rows = np.flatnonzero(mask)
+            per_query = np.diff(np.searchsorted(rows, self.query_starts), append=len(rows))
             per_block = np.add.reduceat(mask, self.block_starts, dtype=np.float64) if self.has_ties else mask
-            self._relevance[threshold] = Relevance(mask, hits, per_query, per_block)
+            self._relevance[threshold] = Relevance(mask, rows, per_query, per_block)
         return self._relevance[threshold]
 
     def has_relevant(self, threshold=None):
