@@ -169,7 +169,10 @@ def test_real_rankers_fit_as_on_rows_sorted_by_hand(name):
     else:
         from catboost import CatBoostRanker
 
-        inner, native = CatBoostRanker(iterations=15, verbose=0, thread_count=1, random_seed=0), "group_id"
+        inner, native = (
+            CatBoostRanker(iterations=15, verbose=0, thread_count=1, random_seed=0, allow_writing_files=False),
+            "group_id",
+        )
     order = np.argsort(qid, kind="stable")
     sizes = np.bincount(qid)
     by_hand = clone(inner).fit(X_all[order], y_all[order], **{native: sizes if native == "group" else qid[order]})
