@@ -82,11 +82,12 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    relevant, relevant_rows, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     limit = ranking.query_sizes.max() if k is None else k
     if not ranking.has_ties:
         # The first relevant row of each query that has one.
         found = n_relevant > 0
+        relevant_rows = np.flatnonzero(relevant)
         first = relevant_rows[np.searchsorted(relevant_rows, ranking.query_starts[found])] - ranking.query_starts[found]
         reciprocal_rank = np.zeros(ranking.n_queries)
         reciprocal_rank[found] = np.where(first < limit, 1.0 / (first + 1.0), 0.0)

@@ -48,7 +48,8 @@ def ideal_dcg(ranking, gain, weights):
     """DCG of each query's own labels sorted in descending order."""
     labels = ranking.labels
     top = labels.max()
-    if top <= 64 and np.array_equal(labels, labels.astype(np.uint8)):
+    grades = labels.astype(np.uint8) if top <= 64 else None
+    if grades is not None and np.array_equal(labels, grades):
         # Small integer grades: the ideal ranking puts the documents of grade >= g
         # first, so the count of each per query fixes the ranks each grade fills.
         # No second sort.
@@ -56,11 +57,11 @@ def ideal_dcg(ranking, gain, weights):
         ideal = np.zeros(ranking.n_queries)
         above = np.zeros(ranking.n_queries, dtype=np.int64)
         for grade in range(int(top), 0, -1):
-            at_least = ranking.query_sum_where(labels >= grade)
+            at_least = ranking.query_count(grades >= grade)
             ideal += gain_values(np.float64(grade), gain) * (cumulative[at_least] - cumulative[above])
             above = at_least
         return ideal
-    descending = rank_order(ranking.query_of_row, labels)[2]
+    descending = labels[rank_order(ranking.query_of_row, labels)[0]]
     return ranking.query_sum(gain_values(descending, gain) * weights[ranking.positions])
 
 

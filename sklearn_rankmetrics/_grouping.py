@@ -76,31 +76,40 @@ def group_by_query(codes):
     return order
 
 
-def sort_within_queries(codes, y_score):
-    """Stable order of rows grouped by query by (code, descending score), and the sorted scores."""
+def sort_within_queries(codes, y_score, rows=None):
+    """Stable order of rows grouped by query by (code, descending score), and where the score changes.
+
+    Row i of the grouped rows is row ``rows[i]`` of ``y_score`` (row i when
+    ``rows`` is None); ``codes`` are those of the grouped rows, non-decreasing.
+    Returns the order, as indices into ``y_score``, and a boolean array that
+    marks the rows of the order whose score differs from the row above (and
+    the first row of each chunk, a query start).
+    """
     low, high = y_score.min(), y_score.max()
     span = high - low
     if not np.isfinite(span):
-        order = np.lexsort((-y_score, codes))
-        return order, y_score[order]
+        scores = y_score if rows is None else y_score[rows]
+        order = np.lexsort((-scores, codes))
+        return (order if rows is None else rows[order]), score_changes(scores[order])
+    changes = np.ones(len(y_score), dtype=bool)
     # Each chunk's key region then holds its order: one n-sized buffer serves both.
     buffer = np.empty(len(y_score))
     order = buffer.view(np.intp) if buffer.itemsize == np.dtype(np.intp).itemsize else np.empty(len(y_score), np.intp)
-    sorted_score = np.empty_like(y_score)
 
     def sort_chunk(start, stop):
         # One argsort of a single float key, 2 * code + offset with offset in [0, 1], is
         # several times faster than lexsort. The key is monotone in the score, so a
         # lower key always means a higher score; but rounding can merge close scores
         # into one key, and only those runs of equal keys need an exact re-sort.
-        key, scores = buffer[start:stop], y_score[start:stop]
+        key = buffer[start:stop]
+        scores = y_score[start:stop] if rows is None else y_score[rows[start:stop]]
         np.subtract(high, scores, out=key)
         if span > 0:
             key /= span
         key += codes[start:stop]
         key += codes[start:stop]
         chunk_order = np.argsort(key, kind="stable")
-        ranked = np.take(scores, chunk_order, out=sorted_score[start:stop])
+        ranked = scores[chunk_order]
         rising = np.flatnonzero(ranked[1:] > ranked[:-1])
         merged = rising[key[chunk_order[rising]] == key[chunk_order[rising + 1]]]
         if len(merged):
@@ -108,27 +117,31 @@ def sort_within_queries(codes, y_score):
             values = np.unique(sorted_key[merged])
             first = np.searchsorted(sorted_key, values, "left")
             spots = segment_rows(first, np.searchsorted(sorted_key, values, "right") - first)[0]
-            rows = chunk_order[spots]
-            chunk_order[spots] = rows[np.lexsort((spots, -scores[rows], sorted_key[spots]))]
+            moved = chunk_order[spots]
+            chunk_order[spots] = moved[np.lexsort((spots, -scores[moved], sorted_key[spots]))]
             ranked[spots] = scores[chunk_order[spots]]
-        chunk_order += start
-        order[start:stop] = chunk_order  # the key of this chunk is no longer needed
+        np.not_equal(ranked[1:], ranked[:-1], out=changes[start + 1 : stop])
+        # The key of this chunk is no longer needed: its region takes the chunk's order.
+        if rows is None:
+            np.add(chunk_order, start, out=order[start:stop])
+        else:
+            np.take(rows[start:stop], chunk_order, out=order[start:stop])
 
     # Chunks of whole queries sort independently, and numpy releases the GIL
     # while sorting: large inputs use every core.
     bounds = query_chunks(codes)
     list(map_in_threads(sort_chunk, bounds[:-1], bounds[1:]))
-    return order, sorted_score
+    return order, changes
 
 
-# Below this many rows one thread sorts faster than several.
-MIN_ROWS_PER_THREAD = 2**18
+# Chunks of about this many rows sort in cache, with small temporaries.
+CHUNK_ROWS = 2**17
 
 
 def query_chunks(codes):
-    """Bounds of up to one chunk per core of rows grouped by query, cut between queries."""
-    n_chunks = min(available_cores(), len(codes) // MIN_ROWS_PER_THREAD)
-    cuts = np.searchsorted(codes, codes[np.arange(1, max(n_chunks, 1)) * len(codes) // max(n_chunks, 1)])
+    """Bounds of chunks of about ``CHUNK_ROWS`` rows grouped by query, cut between queries."""
+    n_chunks = max(len(codes) // CHUNK_ROWS, 1)
+    cuts = np.searchsorted(codes, codes[np.arange(1, n_chunks) * len(codes) // n_chunks])
     return np.unique(np.concatenate(([0], cuts, [len(codes)])))
 
 
@@ -144,7 +157,7 @@ _POOL = []
 
 def map_in_threads(function, *arguments):
     """``map(function, *arguments)``, in a shared pool of threads when there is more than one task."""
-    if len(arguments[0]) < 2:
+    if len(arguments[0]) < 2 or available_cores() < 2:
         return map(function, *arguments)
     if not _POOL:
         _POOL.append(ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="rankmetrics"))
@@ -156,19 +169,28 @@ def rank_order(codes, y_score, *, ties="average", y_true=None):
 
     Ties keep the input order for ``ties="stable"`` and ``"average"``, go worst
     label first for ``"pessimistic"`` and best label first for ``"optimistic"``.
-    Returns the order and the codes and scores in that order.
+    Returns the order, the codes in that order, and the mask of the rows of
+    the order whose score differs from the row above (True for the first row;
+    across a query boundary either value).
     """
     if ties in ("pessimistic", "optimistic"):
         by_label = y_true if ties == "pessimistic" else -y_true
         order = np.lexsort((by_label, -y_score, codes))
-        return order, codes[order], y_score[order]
+        return order, codes[order], score_changes(y_score[order])
     grouping = None
     if np.any(codes[1:] < codes[:-1]):
         grouping = group_by_query(codes)
-        codes, y_score = codes[grouping], y_score[grouping]
-    order, y_score = sort_within_queries(codes, y_score)
+        codes = codes[grouping]
+    order, changes = sort_within_queries(codes, y_score, grouping)
     # Sorting within queries moves no row to another query: the codes are in rank order already.
-    return (order if grouping is None else grouping[order]), codes, y_score
+    return order, codes, changes
+
+
+def score_changes(ranked):
+    """Whether each score differs from the one above it (True for the first)."""
+    changes = np.ones(len(ranked), dtype=bool)
+    np.not_equal(ranked[1:], ranked[:-1], out=changes[1:])
+    return changes
 
 
 def positions_in_segments(starts, n_rows):
@@ -186,7 +208,22 @@ def positions_in_segments(starts, n_rows):
     return np.cumsum(step, out=step)
 
 
-Relevance = namedtuple("Relevance", ["mask", "rows", "per_query", "per_block"])
+Relevance = namedtuple("Relevance", ["mask", "per_query", "per_block"])
+
+
+def running_count(mask):
+    """Cumulative count of the True values of ``mask``; int32 while it fits, which is faster."""
+    return np.cumsum(mask, dtype=np.int32 if len(mask) < 2**31 else np.int64)
+
+
+def counts_between(running, starts):
+    """Increase of the running total ``running`` (a cumulative sum of counts) over each segment.
+
+    The segments start at ``starts`` (the first at 0) and run to the next start.
+    """
+    before = running[starts - 1]
+    before[0] = 0
+    return np.diff(before, append=running[-1])
 
 
 def segment_rows(starts, sizes):
@@ -276,9 +313,9 @@ class Ranking:
         """Sum of row ``values`` over each query."""
         return np.add.reduceat(values, self.query_starts)
 
-    def query_sum_where(self, mask):
+    def query_count(self, mask):
         """Number of rows of each query where ``mask`` holds."""
-        return np.add.reduceat(mask, self.query_starts, dtype=np.int64)
+        return counts_between(running_count(mask), self.query_starts)
 
     def per_block(self, values):
         """Sum of row ``values`` over each block."""
@@ -334,15 +371,16 @@ class Ranking:
     def relevance(self, threshold):
         """The rows with a label >= ``threshold``, cached per threshold for the metrics of a report.
 
-        Returns the boolean mask, the indices of those rows, and their number
-        per query and per block (the mask itself without ties).
+        Returns the boolean mask and the number of those rows per query and
+        per block (the mask itself without ties).
         """
         if threshold not in self._relevance:
             mask = self.labels >= threshold
-            rows = np.flatnonzero(mask)
-            per_query = np.diff(np.searchsorted(rows, self.query_starts), append=len(rows))
-            per_block = np.add.reduceat(mask, self.block_starts, dtype=np.float64) if self.has_ties else mask
-            self._relevance[threshold] = Relevance(mask, rows, per_query, per_block)
+            # Counts from one running total: reduceat costs far more over a million short blocks.
+            running = running_count(mask)
+            per_query = counts_between(running, self.query_starts)
+            per_block = counts_between(running, self.block_starts).astype(np.float64) if self.has_ties else mask
+            self._relevance[threshold] = Relevance(mask, per_query, per_block)
         return self._relevance[threshold]
 
     def has_relevant(self, threshold=None):
@@ -407,7 +445,7 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
 
 def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
     """The :class:`Ranking` of validated 1-D rows, and the order that sorts them."""
-    order, codes, score = rank_order(codes, y_score, ties=ties, y_true=labels)
+    order, codes, changes = rank_order(codes, y_score, ties=ties, y_true=labels)
     is_start = np.empty(len(codes), dtype=bool)
     is_start[0] = True
     np.not_equal(codes[1:], codes[:-1], out=is_start[1:])
@@ -416,12 +454,10 @@ def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
     query_weights = None if weight is None else query_weight(weight[order], is_start, qid, order)
     block_starts = None
     if ties == "average":
-        tied = score[1:] == score[:-1]
-        tied &= ~is_start[1:]
-        if tied.any():
-            np.logical_not(tied, out=is_start[1:])
-            block_starts = np.flatnonzero(is_start)
-    del score, is_start
+        changes |= is_start
+        if not changes.all():
+            block_starts = np.flatnonzero(changes)
+    del changes, is_start
     return Ranking(labels[order], query_starts, block_starts, query_weights), order
 
 

@@ -10,7 +10,7 @@ DENOMINATORS = ("relevant", "capped")
 
 
 def relevance(ranking, threshold):
-    """The relevant rows (label >= ``threshold``): mask, indices, counts per query and per block."""
+    """The relevant rows (label >= ``threshold``): mask, and counts per query and per block."""
     return ranking.relevance(check_real("relevance_threshold", threshold, low=0, low_open=True))
 
 
@@ -26,20 +26,20 @@ def hits(ranking, in_block, cutoff):
 
 def _precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    _, _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     per_query = ranking.query_sizes if k is None else k
     return hits(ranking, in_block, k) / per_query, n_relevant > 0
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    _, _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     return ratio(hits(ranking, in_block, k), n_relevant)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
-    _, _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
     return ratio(hits(ranking, in_block, cutoff), n_relevant)
 
@@ -47,9 +47,10 @@ def _r_precision(ranking, *, k=None, relevance_threshold=1):
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
     k = check_k(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
-    _, relevant_rows, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
+        relevant_rows = np.flatnonzero(relevant)
         query = np.repeat(np.arange(ranking.n_queries), n_relevant)
         found = positions_in_segments(np.cumsum(n_relevant)[n_relevant > 0] - n_relevant[n_relevant > 0], len(query))
         ranks = relevant_rows - ranking.query_starts[query] + 1.0

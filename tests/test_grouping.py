@@ -115,14 +115,25 @@ def test_a_large_tie_block_is_exact_and_stable():
     assert ap == pytest.approx((r - 1) / (m - 1) + (m - r) / (m - 1) * harmonic / m, rel=1e-12)
 
 
+@pytest.mark.parametrize("shuffled", [False, True])
 @pytest.mark.parametrize("seed", range(5))
-def test_sorting_in_parallel_chunks_of_queries_is_exact(monkeypatch, seed):
+def test_sorting_in_parallel_chunks_of_queries_is_exact(monkeypatch, seed, shuffled):
     from sklearn_rankmetrics import _grouping
 
-    monkeypatch.setattr(_grouping, "MIN_ROWS_PER_THREAD", 16)
+    monkeypatch.setattr(_grouping, "CHUNK_ROWS", 100)
     monkeypatch.setattr(_grouping, "available_cores", lambda: 3)
     rng = np.random.default_rng(seed)
     codes = np.sort(rng.integers(0, 40, 400))
     y_score = rng.integers(0, 6, 400) / 7 + 1.0 + rng.integers(0, 3, 400) * np.finfo(float).eps
-    assert len(_grouping.query_chunks(codes)) == 4
-    np.testing.assert_array_equal(rank_order(codes, y_score, ties="stable")[0], reference_order(codes, y_score))
+    y_score[::97] = 1e6  # scores 1 ulp apart then share a key and need the exact repair
+    assert len(_grouping.query_chunks(codes)) - 1 >= 3  # several chunks of whole queries
+    if shuffled:
+        rows = rng.permutation(400)
+        codes, y_score = codes[rows], y_score[rows]
+    order, sorted_codes, changes = rank_order(codes, y_score, ties="stable")
+    expected = reference_order(codes, y_score)
+    np.testing.assert_array_equal(order, expected)
+    np.testing.assert_array_equal(sorted_codes, codes[expected])
+    ranked = y_score[expected]
+    query_start = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]
+    np.testing.assert_array_equal((changes | query_start)[1:], (ranked[1:] != ranked[:-1]) | query_start[1:])
