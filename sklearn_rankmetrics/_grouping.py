@@ -69,10 +69,19 @@ def group_by_query(codes):
     numpy's stable sort is a radix sort for 16-bit integers, so one or two
     passes over 16-bit digits of the codes cost a fraction of a comparison sort.
     """
+    top = int(codes.max())
+    if top >= 2**16:
+        present = np.zeros(top + 1, dtype=bool)
+        present[codes] = True
+        if np.count_nonzero(present) < 2**16:
+            # Fewer queries than 16-bit values: the rank of each code among the
+            # codes present (1, 2, ...) sorts the same, in one pass instead of two.
+            ranks = np.cumsum(present, dtype=np.uint16)
+            return np.argsort(ranks[codes], kind="stable")
     order = np.argsort(codes.astype(np.uint16), kind="stable")
-    high = codes >> 16
-    if high.any():
-        order = order[np.argsort(high[order].astype(np.uint16), kind="stable")]
+    if top >= 2**16:
+        high = (codes >> 16).astype(np.uint16)
+        order = order[np.argsort(high[order], kind="stable")]
     return order
 
 

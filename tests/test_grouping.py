@@ -8,7 +8,7 @@ import pytest
 
 from sklearn_rankmetrics import mean_average_precision_score, ndcg_score
 from sklearn_rankmetrics._cascade import exclusive_cumprod, symmetric_means
-from sklearn_rankmetrics._grouping import encode_qid, positions_in_segments, rank_order
+from sklearn_rankmetrics._grouping import encode_qid, group_by_query, positions_in_segments, rank_order
 
 
 def reference_order(codes, y_score):
@@ -30,6 +30,16 @@ def test_codes_sort_like_the_query_ids(qid):
     dense = np.unique(qid, return_inverse=True)[1]
     assert np.all(codes >= 0)
     np.testing.assert_array_equal(np.unique(codes, return_inverse=True)[1], dense)
+
+
+@pytest.mark.parametrize(
+    "n_queries, spread",
+    [(50, 1), (50, 10_000), (70_000, 1), (70_000, 3)],  # one 16-bit pass, ranks of sparse codes, two passes
+)
+def test_group_by_query_is_a_stable_sort_of_the_codes(n_queries, spread):
+    rng = np.random.default_rng(0)
+    codes = (rng.integers(0, n_queries, 200_000) * spread).astype(np.int32)
+    np.testing.assert_array_equal(group_by_query(codes), np.argsort(codes, kind="stable"))
 
 
 def test_rank_order_falls_back_to_lexsort_when_the_combined_key_merges_scores():
