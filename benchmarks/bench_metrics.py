@@ -9,12 +9,15 @@ a LightGBM Dataset, grouping shuffled rows for LightGBM) is part of its time.
 The implementations run interleaved in one process, the median of --repeats
 runs is reported, and every value is first checked against this library's on
 tie-free scores so that the comparison is apples to apples. Peak memory is the
-growth of the resident set while the implementation runs once.
+growth of the resident set while the implementation runs once, in a fresh
+interpreter after a warm-up call on small data: what other implementations
+left in the allocator does not count against it.
 """
 
 import argparse
 import ctypes
 import gc
+import multiprocessing
 import os
 import platform
 import threading
@@ -143,7 +146,7 @@ def pandas_ndcg(y, score, qid):
     return float(np.mean(np.where(ideal > 0, dcg / ideal.where(ideal > 0, 1), 0.0)))
 
 
-def peers():
+def peers(verbose=True):
     """Per metric: (name, function of (y, score, qid), our call with the peer's conventions)."""
     table = {
         "ndcg@10": [
@@ -173,7 +176,8 @@ def peers():
         try:
             table[metric].append((name, build(), conventions))
         except ImportError:
-            print(f"({name} is not installed: left out)")
+            if verbose:
+                print(f"({name} is not installed: left out)")
     for rows in table.values():
         rows.append(("bare numpy sort", bare_sort, None))
     return table
@@ -239,6 +243,19 @@ def peak_memory(function, *arrays):
     return peak[0] - baseline
 
 
+def peak_memory_in_fresh_process(metric, name, n_queries, layout):
+    """Peak memory of one implementation, as a multiple of the input size, measured in a new interpreter."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(fresh_process_peak, (metric, name, n_queries, layout))
+
+
+def fresh_process_peak(metric, name, n_queries, layout):
+    function = {row[0]: row[1] for row in peers(verbose=False)[metric]}[name]
+    function(*make_data(2_000, layout))  # imports, JIT compilation, thread pools
+    arrays = make_data(n_queries, layout)
+    return peak_memory(function, *arrays) / sum(a.nbytes for a in arrays)
+
+
 def time_interleaved(rows, arrays, repeats):
     """Median seconds of each implementation, running them in turn (A/B/A/B) in one process."""
     times = {name: [] for name, _, _ in rows}
@@ -272,7 +289,7 @@ def main():
             print(f"\n{n_queries} queries, {len(arrays[0])} rows, layout {layout!r}")
             for metric, rows in table.items():
                 medians = time_interleaved(rows, arrays, args.repeats)
-                memory = {name: peak_memory(function, *arrays) / input_bytes for name, function, _ in rows}
+                memory = {name: peak_memory_in_fresh_process(metric, name, n_queries, layout) for name, _, _ in rows}
                 print_table(metric, medians, memory, input_bytes)
                 results[n_queries, layout, metric] = medians, memory["ours"]
             shared = time_interleaved(REPORT, arrays, args.repeats)
