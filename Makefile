@@ -21,3 +21,7 @@ test: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e ".[benchmarks]"
+	$(BIN)/python benchmarks/bench_metrics.py
