@@ -3,7 +3,8 @@
 Every metric starts from a :class:`Ranking`: the rows sorted by (query, descending
 score), the boundaries of each query and of each block of tied scores, and the
 per-query weights. Metrics are per-row arithmetic followed by ``np.add.reduceat``
-over those boundaries, so no Python code runs once per query or per tie block.
+(or differences of a running count) over those boundaries, so no Python code
+runs once per query or per tie block.
 """
 
 import copy
@@ -99,7 +100,7 @@ def sort_within_queries(codes, y_score, rows=None):
     if not np.isfinite(span):
         scores = y_score if rows is None else y_score[rows]
         order = np.lexsort((-scores, codes))
-        return (order if rows is None else rows[order]), score_changes(scores[order])
+        return (order if rows is None else rows[order]), differs_from_previous(scores[order])
     changes = np.ones(len(y_score), dtype=bool)
     # Each chunk's key region then holds its order: one n-sized buffer serves both.
     buffer = np.empty(len(y_score))
@@ -185,7 +186,7 @@ def rank_order(codes, y_score, *, ties="average", y_true=None):
     if ties in ("pessimistic", "optimistic"):
         by_label = y_true if ties == "pessimistic" else -y_true
         order = np.lexsort((by_label, -y_score, codes))
-        return order, codes[order], score_changes(y_score[order])
+        return order, codes[order], differs_from_previous(y_score[order])
     grouping = None
     if np.any(codes[1:] < codes[:-1]):
         grouping = group_by_query(codes)
@@ -195,10 +196,10 @@ def rank_order(codes, y_score, *, ties="average", y_true=None):
     return order, codes, changes
 
 
-def score_changes(ranked):
-    """Whether each score differs from the one above it (True for the first)."""
-    changes = np.ones(len(ranked), dtype=bool)
-    np.not_equal(ranked[1:], ranked[:-1], out=changes[1:])
+def differs_from_previous(values):
+    """Whether each value differs from the one before it (True for the first)."""
+    changes = np.ones(len(values), dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=changes[1:])
     return changes
 
 
@@ -455,9 +456,7 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
 def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
     """The :class:`Ranking` of validated 1-D rows, and the order that sorts them."""
     order, codes, changes = rank_order(codes, y_score, ties=ties, y_true=labels)
-    is_start = np.empty(len(codes), dtype=bool)
-    is_start[0] = True
-    np.not_equal(codes[1:], codes[:-1], out=is_start[1:])
+    is_start = differs_from_previous(codes)
     del codes
     query_starts = np.flatnonzero(is_start)
     query_weights = None if weight is None else query_weight(weight[order], is_start, qid, order)
@@ -470,14 +469,17 @@ def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
     return Ranking(labels[order], query_starts, block_starts, query_weights), order
 
 
-def query_weight(sorted_weight, is_query_start, qid, order):
-    """The weight of each query, checking that it is the same on all the query's rows."""
+def query_weight(sorted_weight, is_query_start, qid, order, *, reason=""):
+    """The weight of each query, checking that it is the same on all the query's rows.
+
+    ``reason`` completes the error message: why the weight must be constant.
+    """
     varies = (sorted_weight[1:] != sorted_weight[:-1]) & ~is_query_start[1:]
     if varies.any():
         row = order[np.flatnonzero(varies)[0] + 1]
         where = "" if qid is None else f" (query {np.asarray(qid)[row]!r})"
         raise ValueError(
-            f"sample_weight must be constant within each query, but it varies inside a query{where}. "
+            f"sample_weight must be constant within each query{reason}, but it varies inside a query{where}. "
             "Give every row of a query the query's weight."
         )
     return sorted_weight[is_query_start]

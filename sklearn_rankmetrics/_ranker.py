@@ -12,7 +12,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dcg import ndcg_score
-from ._grouping import encode_qid
+from ._grouping import differs_from_previous, encode_qid, group_by_query, query_weight
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
 from ._scorer import ranking_scores
 
@@ -153,9 +153,9 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     def _grouped(self, qid, n_rows, own):
         """The row order by query and the group parameter (and weights) in the inner format."""
         codes = encode_qid(qid, n_rows)
-        order = np.argsort(codes, kind="stable")
+        order = group_by_query(codes)
         codes = codes[order]
-        is_start = np.r_[True, codes[1:] != codes[:-1]]
+        is_start = differs_from_previous(codes)
         if is_start.sum() < 2:
             raise ValueError(
                 "GroupedRanker got the rows of a single query; a ranker learns by comparing documents of "
@@ -167,9 +167,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         if "sample_weight" in own:
             weight = own["sample_weight"][order]
             if self.group_param_ == "qid":  # XGBoost ranking takes one weight per query
-                if np.any((weight[1:] != weight[:-1]) & ~is_start[1:]):
-                    raise ValueError("sample_weight must be constant within each query for an XGBoost ranker.")
-                weight = weight[is_start]
+                weight = query_weight(weight, is_start, qid, order, reason=" for an XGBoost ranker")
             own["sample_weight"] = weight
         return order, own
 
