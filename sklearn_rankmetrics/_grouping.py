@@ -8,15 +8,14 @@ runs once per query or per tie block.
 """
 
 import copy
-import os
 import warnings
 from collections import namedtuple
-from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._parallel import map_in_threads
 from ._validation import (
     TIES,
     as_float_array,
@@ -140,7 +139,7 @@ def sort_within_queries(codes, y_score, rows=None):
     # Chunks of whole queries sort independently, and numpy releases the GIL
     # while sorting: large inputs use every core.
     bounds = query_chunks(codes)
-    list(map_in_threads(sort_chunk, bounds[:-1], bounds[1:]))
+    map_in_threads(sort_chunk, bounds[:-1], bounds[1:])
     return order, changes
 
 
@@ -153,25 +152,6 @@ def query_chunks(codes):
     n_chunks = max(len(codes) // CHUNK_ROWS, 1)
     cuts = np.searchsorted(codes, codes[np.arange(1, n_chunks) * len(codes) // n_chunks])
     return np.unique(np.concatenate(([0], cuts, [len(codes)])))
-
-
-def available_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-_POOL = []
-
-
-def map_in_threads(function, *arguments):
-    """``map(function, *arguments)``, in a shared pool of threads when there is more than one task."""
-    if len(arguments[0]) < 2 or available_cores() < 2:
-        return map(function, *arguments)
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="rankmetrics"))
-    return _POOL[0].map(function, *arguments)
 
 
 def rank_order(codes, y_score, *, ties="average", y_true=None):

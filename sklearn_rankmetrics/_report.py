@@ -3,7 +3,8 @@
 import numpy as np
 
 from ._docs import fill_doc
-from ._grouping import map_in_threads, rank_queries
+from ._grouping import rank_queries
+from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
 from ._validation import check_zero_division
 

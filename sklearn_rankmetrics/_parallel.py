@@ -1,0 +1,96 @@
+"""Where work runs: the library's one pool of threads, and how many threads it has.
+
+numpy releases the GIL in its sorts and loops, so independent pieces of work
+(chunks of queries to sort, the metrics of a report) run side by side on the
+cores. Three rules keep that safe:
+
+- Work submitted from inside a pool thread runs inline in that thread. A pool
+  task never waits on the same pool, so nested parallel calls (a report's
+  metric that sorts) cannot deadlock, whatever the pool's size.
+- A child process made by ``fork`` gets a fresh pool: the parent's threads do
+  not exist there.
+- The number of threads is decided by :func:`thread_count` alone.
+"""
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+THREADS_VARIABLE = "RANKMETRICS_NUM_THREADS"
+
+_pools = {}  # one per size asked for: a pool in use is never shut down under its callers
+_pools_lock = threading.Lock()
+_in_pool = threading.local()
+
+
+def available_cores():
+    """The number of cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _positive_int(variable):
+    """The value of the environment ``variable`` if it is an integer >= 1, else None."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"The environment variable {variable} must be an integer >= 1; got {text!r}.") from None
+    if value < 1:
+        raise ValueError(f"The environment variable {variable} must be an integer >= 1; got {text!r}.")
+    return value
+
+
+def thread_count():
+    """How many threads the library's work may use: the one place that decides it.
+
+    ``RANKMETRICS_NUM_THREADS`` if set, else ``OMP_NUM_THREADS`` if set (joblib's
+    workers set it to their share of the cores), else the number of cores.
+    """
+    return _positive_int(THREADS_VARIABLE) or _positive_int("OMP_NUM_THREADS") or available_cores()
+
+
+def _mark_in_pool():
+    _in_pool.active = True
+
+
+def _get_pool(size):
+    with _pools_lock:
+        if size not in _pools:
+            _pools[size] = ThreadPoolExecutor(size, thread_name_prefix="rankmetrics", initializer=_mark_in_pool)
+        return _pools[size]
+
+
+def map_in_threads(function, *arguments):
+    """``list(map(function, *arguments))``, run on the pool when that can help.
+
+    Inline for a single task, a single thread, or a call from inside a pool
+    thread. An exception raised by a task reaches the caller, with the task's
+    traceback, once every task has finished or been cancelled.
+    """
+    size = thread_count()
+    if size < 2 or len(arguments[0]) < 2 or getattr(_in_pool, "active", False):
+        return list(map(function, *arguments))
+    futures = [_get_pool(size).submit(function, *task) for task in zip(*arguments, strict=True)]
+    try:
+        return [future.result() for future in futures]
+    finally:
+        for future in futures:  # after a failure: cancel what has not started, wait for the rest
+            future.cancel()
+        for future in futures:
+            if not future.cancelled():
+                future.exception()
+
+
+def _forget_pools_in_child():
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools_in_child)
