@@ -64,14 +64,26 @@ KERNELS = {
     expected_reciprocal_rank_score: _expected_reciprocal_rank,
 }
 
-NAME = re.compile(r"^(?P<base>[a-z_]+?)(?:@(?P<k>[1-9][0-9]*))?(?:\((?P<options>.*)\))?$")
+NAME = re.compile(r"^(?P<base>[a-z_]+?)(?:@(?P<k>[0-9]+))?(?:\((?P<options>.*)\))?$", re.DOTALL)
+# Longer names are refused before parsing: options are a few short literals.
+MAX_NAME_LENGTH = 500
+OPTION_TYPES = (str, int, float, bool, type(None))
 
 
 def parse_metric_name(name):
-    """The metric function and the options that a name such as ``"ndcg@10"`` stands for."""
+    """The metric function and the options that a name such as ``"ndcg@10"`` stands for.
+
+    A name states each option once: ``@k`` and a ``k=`` option, an option
+    repeated, or an option that the base name already sets (``gain`` of
+    ``"ndcg_exp"``) are errors, never silently overridden.
+    """
+    if isinstance(name, str) and len(name) > MAX_NAME_LENGTH:
+        raise ValueError(
+            f"A metric name has at most {MAX_NAME_LENGTH} characters; got one of {len(name)} ({name[:40]!r}...)."
+        )
     match = NAME.match(name) if isinstance(name, str) else None
     if match is None or match["base"] not in SCORER_NAMES:
-        base = match["base"] if match else str(name)
+        base = match["base"] if match else str(name)[:MAX_NAME_LENGTH]
         close = difflib.get_close_matches(base, SCORER_NAMES, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise ValueError(
@@ -79,28 +91,59 @@ def parse_metric_name(name):
             "each optionally followed by @k (as in 'ndcg@10')."
         )
     score_func, preset = SCORER_NAMES[match["base"]]
-    options = {**preset, **parse_options(match["options"] or "", name)}
+    options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
+    for key in sorted(set(options) & set(preset)):
+        raise ValueError(f"{name!r} sets {key}, which {match['base']!r} already sets to {preset[key]!r}.")
     if match["k"]:
+        if "k" in options:
+            raise ValueError(f"{name!r} gives k twice, as @{match['k']} and as k={options['k']!r}; give it once.")
         options["k"] = int(match["k"])
-    return score_func, options
+        if options["k"] < 1:
+            raise ValueError(f"{name!r} has k={options['k']}, but k must be an integer >= 1 (as in 'ndcg@10').")
+    return score_func, {**preset, **options}
 
 
 def parse_options(text, name):
-    """Keyword options written as in a Python call, ``a=1, b='x'``, with ``nan`` allowed."""
+    """Keyword options written as in a Python call, ``a=1, b='x'``: each once, each a plain literal.
+
+    ``nan`` and ``inf`` (signed or not) stand for those floats.
+    """
     try:
         call = ast.parse(f"f({text})", mode="eval").body
-        if call.args:
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
+            raise ValueError("not a single call")
+        if call.args or any(keyword.arg is None for keyword in call.keywords):
             raise ValueError("positional option")
-        return {
-            keyword.arg: float("nan")
-            if isinstance(keyword.value, ast.Name) and keyword.value.id == "nan"
-            else ast.literal_eval(keyword.value)
-            for keyword in call.keywords
-        }
-    except (SyntaxError, ValueError) as error:
+        options = {}
+        for keyword in call.keywords:
+            if keyword.arg in options:
+                raise ValueError(f"{name!r} sets {keyword.arg} twice; give each option once.")
+            options[keyword.arg] = literal(keyword.value)
+        return options
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as error:
+        if isinstance(error, ValueError) and "twice" in str(error):
+            raise
         raise ValueError(
-            f'The options of {name!r} must be keyword=literal pairs, as in "ndcg@10(zero_division=1.0)".'
+            f"The options of {name!r} must be keyword=literal pairs (strings, numbers, True, False, None, nan), "
+            'as in "ndcg@10(zero_division=1.0)".'
         ) from error
+
+
+def literal(node):
+    """The value of a literal option: a string, number, bool or None, or ``nan``/``inf``."""
+    sign = 1.0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
+        node = node.operand
+    if isinstance(node, ast.Name) and node.id in ("nan", "inf"):
+        return sign * float(node.id)
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, OPTION_TYPES)):
+        raise ValueError("not a literal")
+    if sign < 0:
+        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
+            raise ValueError("a minus sign before a value that is not a number")
+        return -node.value
+    return node.value
 
 
 def canonical_name(score_func, kwargs):

@@ -120,7 +120,7 @@ class RankingScorer:
         k = self._kwargs.get("k")
         text = name if k is None else f"{name}@{k}"
         if options:
-            text += "(" + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")"
+            text += "(" + ", ".join(f"{key}={plain(value)!r}" for key, value in options.items()) + ")"
         return text
 
     def __eq__(self, other):
@@ -128,6 +128,11 @@ class RankingScorer:
 
     def __hash__(self):
         return hash(repr(self))
+
+
+def plain(value):
+    """A numpy scalar as the Python literal it stands for, so that a repr reads back as a name."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def same(value, default):
