@@ -11,7 +11,7 @@ from ._dcg import MAX_EXPONENTIAL_LABEL
 from ._docs import fill_doc
 from ._grouping import evaluate, positions_in_segments, segment_rows
 from ._precision import relevance
-from ._validation import check_k, check_real
+from ._validation import check_real
 
 
 def exclusive_cumprod(values, positions):
@@ -81,7 +81,7 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
 
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
-    k = check_k(k)
+    k = ranking.cutoff(k)
     relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     limit = ranking.query_sizes.max() if k is None else k
     if not ranking.has_ties:
@@ -107,7 +107,7 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
 
 
 def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
-    k = check_k(k)
+    k = ranking.cutoff(k)
     labels = ranking.labels
     top = labels.max()
     if max_grade is None:

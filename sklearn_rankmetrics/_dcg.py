@@ -4,7 +4,7 @@ import numpy as np
 
 from ._docs import fill_doc
 from ._grouping import evaluate, rank_order, ratio
-from ._validation import check_k, check_option
+from ._validation import check_option
 
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")
@@ -44,8 +44,27 @@ def rank_weights(discount, n_ranks, k=None):
     return weights
 
 
-def ideal_dcg(ranking, gain, weights):
-    """DCG of each query's own labels sorted in descending order."""
+def sum_safe_scale(top_gain, n_terms):
+    """A power of two that keeps a sum of ``n_terms`` gains up to ``top_gain`` finite (1.0 when it is).
+
+    Scaling by a power of two is exact, and NDCG, a ratio, does not change.
+    """
+    if top_gain < 2.0**1000 / n_terms:
+        return 1.0
+    return np.ldexp(1.0, -np.frexp(top_gain)[1])
+
+
+def check_no_overflow(dcg, metric):
+    """Raise if a query's (unnormalised) gain overflowed float64: the true value is not representable."""
+    if not np.isfinite(dcg).all():
+        raise ValueError(
+            f"{metric} of these labels exceeds the largest float64 ({np.finfo(np.float64).max:.3g}) for some "
+            "query, so it cannot be represented. Rescale the labels, or use ndcg_score, which is exact for them."
+        )
+
+
+def ideal_dcg(ranking, gain, weights, scale=1.0):
+    """DCG of each query's own labels sorted in descending order, with every gain times ``scale``."""
     labels = ranking.labels
     top = labels.max()
     grades = labels.astype(np.uint8) if top <= 64 else None
@@ -62,32 +81,44 @@ def ideal_dcg(ranking, gain, weights):
             above = at_least
         return ideal
     descending = labels[rank_order(ranking.query_of_row, labels)[0]]
-    return ranking.query_sum(gain_values(descending, gain) * weights[ranking.positions])
+    return ranking.query_sum(gain_values(descending, gain) * scale * weights[ranking.positions])
 
 
-def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False):
-    k = check_k(k)
+def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, metric="DCG"):
+    k = ranking.cutoff(k)
     weights = rank_weights(discount, ranking.query_sizes.max(), k)
     gains = gain_values(ranking.labels, gain)
-    if ranking.has_ties:
-        # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
-        # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
-        blocks, rows, offsets = ranking.blocks_above(len(weights) if k is None else k)
-        cumulative = np.concatenate(([0.0], np.cumsum(weights)))
-        first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
-        filled = cumulative[np.minimum(first + sizes, len(weights))] - cumulative[first]
-        block_gains = np.add.reduceat(gains[rows], offsets) / sizes * filled
-        dcg = np.bincount(ranking.query_of_block[blocks], weights=block_gains, minlength=ranking.n_queries)
-    else:
-        rows, starts, positions = ranking.top(k)
-        dcg = np.add.reduceat(gains[rows] * weights[positions], starts)
+    scale = sum_safe_scale(gains.max(), ranking.query_sizes.max()) if normalize else 1.0
+    if scale != 1.0:
+        gains = gains * scale
+    with np.errstate(over="ignore"):  # an overflow is raised as an error below
+        dcg = (
+            tie_averaged_dcg(ranking, gains, weights, k) if ranking.has_ties else plain_dcg(ranking, gains, weights, k)
+        )
     if not normalize:
+        check_no_overflow(dcg, metric)
         return dcg, ranking.has_relevant()
-    return ratio(dcg, ideal_dcg(ranking, gain, weights))
+    return ratio(dcg, ideal_dcg(ranking, gain, weights, scale))
+
+
+def plain_dcg(ranking, gains, weights, k):
+    rows, starts, positions = ranking.top(k)
+    return np.add.reduceat(gains[rows] * weights[positions], starts)
+
+
+def tie_averaged_dcg(ranking, gains, weights, k):
+    # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
+    # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
+    blocks, rows, offsets = ranking.blocks_above(len(weights) if k is None else k)
+    cumulative = np.concatenate(([0.0], np.cumsum(weights)))
+    first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
+    filled = cumulative[np.minimum(first + sizes, len(weights))] - cumulative[first]
+    block_gains = np.add.reduceat(gains[rows], offsets) / sizes * filled
+    return np.bincount(ranking.query_of_block[blocks], weights=block_gains, minlength=ranking.n_queries)
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):
-    return _dcg(ranking, k=k, gain=gain, discount=lambda ranks: np.ones_like(ranks))
+    return _dcg(ranking, k=k, gain=gain, discount=lambda ranks: np.ones_like(ranks), metric="CG")
 
 
 def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):

@@ -303,6 +303,7 @@ def alpha_ndcg_score(
     ranking, judgements, by_query, ties = rank_subtopics(
         y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=ALPHA_TIES
     )
+    k = ranking.cutoff(k)
     depth = min(k or ranking.query_sizes.max(), ranking.query_sizes.max())
     if ties != "stable" and ranking.has_ties:
         judgements = judgements[tie_order(judgements, ranking, alpha, ties, k)]
@@ -381,6 +382,7 @@ def intent_aware_err_score(
     ranking, judgements, _, _ = rank_subtopics(
         y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=("stable", "average")
     )
+    k = ranking.cutoff(k)
     n_intents = judgements.shape[1]
     weights = np.ones(n_intents) if intent_weights is None else as_float_array(intent_weights, "intent_weights")
     if weights.shape != (n_intents,) or not np.isfinite(weights).all() or (weights < 0).any():
@@ -460,6 +462,7 @@ def subtopic_recall_score(
     ranking, judgements, _, ties = rank_subtopics(
         y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=TIES_ALL
     )
+    k = ranking.cutoff(k)
     covers = (judgements > 0).astype(np.float64)
     if ties in ("pessimistic", "optimistic") and ranking.has_ties:
         # With alpha = 1 a document's alpha gain is the number of subtopics it adds.

@@ -6,10 +6,11 @@ PARAMETERS = {
     y_score : array-like of the same shape as ``y_true``
         Predicted scores, finite; a higher score ranks higher.""",
     "qid": """qid : array-like of shape (n_samples,), default=None
-        Query id of each row, of any comparable type (int, str, a pandas
-        Series or Categorical); the rows of a query need not be contiguous.
-        None: a single query for 1-D inputs, one query per row for 2-D inputs
-        (the layout of :func:`sklearn.metrics.ndcg_score`).""",
+        Query id of each row, of any comparable type (int of any width, str,
+        bytes, tuples, dates, a pandas Series or Categorical); the rows of a
+        query need not be contiguous. Missing ids (None, NaN, NaT, pandas' NA)
+        are an error. None: a single query for 1-D inputs, one query per row
+        for 2-D inputs (the layout of :func:`sklearn.metrics.ndcg_score`).""",
     "judgements_score": """y_true : array-like of shape (n_samples, n_subtopics)
         J(d, i) in [0, 1]: 1 when document d is relevant to subtopic (intent)
         i, 0 when not; values between mean a judged probability.
@@ -20,11 +21,14 @@ PARAMETERS = {
         need not be contiguous. None: a single query.""",
     "k": """k : int, default=None
         Only the top ``k`` documents of each query are examined; None: all.
-        A query with fewer than ``k`` documents uses all of them.""",
+        A query with fewer than ``k`` documents uses all of them. Any integer
+        >= 1 is accepted.""",
     "gain": """gain : {"linear", "exponential"}, default="linear"
         Gain of a document with label ``rel``: ``"linear"``, ``rel`` itself (as
         sklearn and trec_eval); ``"exponential"``, ``2**rel - 1`` (as LightGBM
-        and XGBoost).""",
+        and XGBoost), for labels up to 1023. NDCG is exact for any such label
+        (gains are scaled by a power of two, which cancels in the ratio); a CG
+        or DCG above the largest float64 raises a ``ValueError``.""",
     "discount": """discount : {"log2", "jarvelin"} or callable, default="log2"
         Weight of the document at 1-based rank :math:`i`: ``"log2"``,
         :math:`1/\\log_2(i+1)` at every rank; ``"jarvelin"``, the original

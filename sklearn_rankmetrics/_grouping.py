@@ -20,30 +20,42 @@ from ._validation import (
     TIES,
     as_float_array,
     check_finite,
+    check_k,
     check_labels,
+    check_no_missing,
     check_option,
     check_sample_weight,
     check_zero_division,
 )
 
 
+def query_id_array(qid):
+    """The query ids as a 1-D array, with one element per row even for tuple ids."""
+    if isinstance(qid, str | bytes):
+        raise TypeError(f"qid must be an array-like with one query id per row; got the string {qid!r}.")
+    values = np.asarray(qid)
+    tuples = values.ndim > 1 and isinstance(qid, list | tuple) and isinstance(qid[0], tuple)
+    if not isinstance(qid, np.ndarray) and (values.dtype.kind in "US" or tuples):
+        # numpy turns [1, "a"] into strings, and tuple ids into rows of a matrix: keep each id whole.
+        values = np.fromiter(qid, dtype=object, count=len(qid))
+    if values.ndim != 1:
+        raise ValueError(f"qid must be 1-D with one query id per row; got an array of shape {values.shape}.")
+    return values
+
+
 def encode_qid(qid, n_rows):
     """Return non-negative integer codes that sort like the query ids, one per row.
 
     Integer ids of a range within a few times the number of rows are only
-    shifted; other ids are replaced by their rank among the distinct ids. The
-    codes are int32 while they fit, to save memory.
+    shifted (in a wide type: the shift of small signed ids must not overflow);
+    other ids are replaced by their rank among the distinct ids. The codes are
+    int32 while they fit, to save memory. Missing ids (None, NaN, NaT, pandas'
+    NA) are refused.
     """
-    if isinstance(qid, str | bytes):
-        raise TypeError(f"qid must be an array-like with one query id per row; got the string {qid!r}.")
-    values = np.asarray(qid)
-    if values.dtype.kind in "US" and not isinstance(qid, np.ndarray):
-        # numpy turns [1, "a"] into strings; mixed ids must not be merged silently.
-        values = np.asarray(qid, dtype=object)
-    if values.ndim != 1:
-        raise ValueError(f"qid must be 1-D with one query id per row; got an array of shape {values.shape}.")
+    values = query_id_array(qid)
     if len(values) != n_rows:
         raise ValueError(f"qid has {len(values)} values but y_true has {n_rows} rows; give one query id per row.")
+    check_no_missing(values, "qid")
     code_type = np.int32 if 4 * n_rows < 2**31 else np.int64
     if values.dtype.kind in "biu":
         values = values.astype(np.int8) if values.dtype.kind == "b" else values
@@ -51,6 +63,8 @@ def encode_qid(qid, n_rows):
         if 0 <= low and high <= 4 * n_rows:  # already small: a copy, no shift
             return values.astype(code_type)
         if high - low <= 4 * n_rows:
+            if values.dtype.kind == "i":
+                values = values.astype(np.int64)  # [low, high] fits int64, and so does high - low
             return (values - values.dtype.type(low)).astype(code_type)
     if values.dtype.kind == "f":
         check_finite(values, "qid")
@@ -346,6 +360,11 @@ class Ranking:
         blocks = np.flatnonzero(self.block_first < k)
         return blocks, *segment_rows(self.block_starts[blocks], self.block_sizes[blocks])[:2]
 
+    def cutoff(self, k):
+        """The cutoff ``k`` checked, and no deeper than the longest query: deeper cutoffs cut nothing."""
+        k = check_k(k)
+        return k if k is None else min(k, int(self.query_sizes.max()))
+
     def top(self, k):
         """The rows ranked in the top ``k`` of their query, where each query starts among them, and their positions."""
         if k is None or k >= self.query_sizes.max():
@@ -386,7 +405,7 @@ class Ranking:
             return values
         kept = ~np.isnan(values)
         weights = None if self.query_weights is None else self.query_weights[kept]
-        if not kept.any() or (weights is not None and weights.sum() == 0):
+        if not kept.any() or (weights is not None and not weights.any()):
             warnings.warn(
                 "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
                 "Pass zero_division=0.0 or 1.0 to score such queries.",
@@ -394,7 +413,24 @@ class Ranking:
                 stacklevel=3,
             )
             return float("nan")
-        return float(np.average(values[kept], weights=weights))
+        return weighted_mean(values[kept], weights)
+
+
+def weighted_mean(values, weights=None):
+    """``np.average``, also where its sums would overflow although the mean is finite.
+
+    Dividing values or weights by a power of two is exact (above the subnormal
+    range) and leaves the mean unchanged: the weights always are, so that their
+    sum is at most their number; the values only when their sum overflowed.
+    """
+    if weights is not None:
+        weights = np.ldexp(weights, -np.frexp(weights.max())[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(np.average(values, weights=weights))
+    if np.isfinite(mean):
+        return mean
+    exponent = np.frexp(np.abs(values).max())[1]
+    return float(np.ldexp(np.average(np.ldexp(values, -exponent), weights=weights), exponent))
 
 
 def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=None):

@@ -27,25 +27,25 @@ def hits(ranking, in_block, cutoff):
 def _precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    per_query = ranking.query_sizes if k is None else k
-    return hits(ranking, in_block, k) / per_query, n_relevant > 0
+    per_query = ranking.query_sizes if k is None else k  # k, even past the end of a query
+    return hits(ranking, in_block, ranking.cutoff(k)) / per_query, n_relevant > 0
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1):
-    k = check_k(k)
+    k = ranking.cutoff(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     return ratio(hits(ranking, in_block, k), n_relevant)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
-    k = check_k(k)
+    k = ranking.cutoff(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
     return ratio(hits(ranking, in_block, cutoff), n_relevant)
 
 
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
-    k = check_k(k)
+    k = ranking.cutoff(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
     relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     if not ranking.has_ties:

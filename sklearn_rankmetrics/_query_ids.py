@@ -15,7 +15,13 @@ ROUTES = (
 def split_qid_column(X, qid_column):
     """Return ``X`` without the column ``qid_column`` and that column as a 1-D array."""
     if hasattr(X, "columns"):  # a DataFrame: by label, or by position for an integer not among the labels
-        if qid_column in X.columns:
+        matches = int(np.sum(np.asarray(X.columns == qid_column))) if qid_column in X.columns else 0
+        if matches > 1:
+            raise ValueError(
+                f"qid_column={qid_column!r} names {matches} columns of X; it must name exactly one. "
+                "Rename or drop the duplicate columns."
+            )
+        if matches:
             return X.drop(columns=qid_column), np.asarray(X[qid_column])
         if isinstance(qid_column, numbers.Integral) and 0 <= qid_column < X.shape[1]:
             return X.drop(columns=X.columns[qid_column]), np.asarray(X.iloc[:, qid_column])
@@ -36,6 +42,8 @@ def split_qid_column(X, qid_column):
         )
     position = qid_column % n_columns
     kept = np.arange(n_columns) != position
+    if sp.issparse(X) and X.format not in ("csr", "csc"):
+        X = X.tocsr()  # COO, DIA, BSR, LIL and DOK do not all support column selection
     qid = X[:, [position]].toarray().ravel() if sp.issparse(X) else np.asarray(X)[:, position]
     return X[:, kept], qid
 

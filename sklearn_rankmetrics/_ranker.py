@@ -15,6 +15,7 @@ from ._dcg import ndcg_score
 from ._grouping import differs_from_previous, encode_qid, group_by_query, query_weight
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
 from ._scorer import ranking_scores
+from ._validation import check_same_length
 
 # fit parameters that carry query groups, by preference: CatBoost, XGBoost, LightGBM.
 GROUP_PARAMS = ("group_id", "qid", "group")
@@ -137,6 +138,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         """
         qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.fit")
         X = self._features(X)
+        check_same_length("GroupedRanker.fit", X=X, y=y, qid=qid, sample_weight=sample_weight)
         validate_data(self, X, y, skip_check_array=True, reset=True)
         self.group_param_ = self._resolve_group_param()
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
@@ -213,6 +215,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.score")
         if qid is None:
             raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
+        check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
         return ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
 
     def _features(self, X):

@@ -81,11 +81,43 @@ def as_float_array(values, name, *, ndim=(1,)):
 def check_finite(array, name):
     """Raise if ``array`` holds NaN or infinity."""
     # NaN and infinity make the sum non-finite; only then (or on overflow) look closer.
-    if np.isfinite(np.sum(array)):
-        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(array)):
+            return
     if not np.isfinite(array).all():
         kind = "NaN" if np.isnan(array).any() else "infinity"
         raise ValueError(f"{name} contains {kind}; every value must be finite. Drop or impute those rows first.")
+
+
+def is_missing(value):
+    """Whether one value is a missing-value marker: None, NaN, NaT or pandas' NA."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, float | np.floating | complex | np.complexfloating):
+        return bool(np.isnan(value))
+    if isinstance(value, np.datetime64 | np.timedelta64):
+        return bool(np.isnat(value))
+    return False
+
+
+def check_no_missing(values, name):
+    """Raise if the 1-D array ``values`` holds a missing-value marker, naming the first rows that do."""
+    if values.dtype.kind == "f":
+        missing = np.isnan(values)
+    elif values.dtype.kind in "mM":
+        missing = np.isnat(values)
+    elif values.dtype.kind == "O":
+        missing = np.frompyfunc(is_missing, 1, 1)(values).astype(bool)
+    else:
+        return
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        raise ValueError(
+            f"{name} has {len(rows)} missing value{'s' * (len(rows) > 1)} (None, NaN, NaT or NA), at row"
+            f"{'s' * (len(rows) > 1)} {shown}; every row needs "
+            f"a query id. Drop those rows or give them their query's id."
+        )
 
 
 def check_labels(y_true, name="y_true"):
@@ -98,12 +130,19 @@ def check_labels(y_true, name="y_true"):
         )
 
 
-def check_same_length(**arrays):
-    """Raise unless every array has the same number of rows."""
-    lengths = {name: len(array) for name, array in arrays.items() if array is not None}
+def n_rows(array):
+    """The number of rows of an array, sparse matrix, DataFrame, sequence or array-like."""
+    if hasattr(array, "shape"):
+        return array.shape[0]
+    return len(array) if hasattr(array, "__len__") else np.asarray(array).shape[0]
+
+
+def check_same_length(who, **arrays):
+    """Raise unless every array (or matrix, or DataFrame) given has the same number of rows."""
+    lengths = {name: n_rows(array) for name, array in arrays.items() if array is not None}
     if len(set(lengths.values())) > 1:
         described = ", ".join(f"{name} has {length}" for name, length in lengths.items())
-        raise ValueError(f"Inconsistent numbers of rows: {described}. Give one value per document.")
+        raise ValueError(f"{who} got inconsistent numbers of rows: {described}. Give one value per row of X.")
 
 
 def check_sample_weight(sample_weight, n_rows, name="sample_weight"):

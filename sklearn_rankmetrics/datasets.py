@@ -1,6 +1,10 @@
 """Learning-to-rank data: a synthetic generator and loaders for svmlight ranking files."""
 
+import bz2
+import gzip
+import io
 import numbers
+import os
 from pathlib import Path
 
 import numpy as np
@@ -150,7 +154,9 @@ def qid_from_sizes(sizes):
     sizes = np.asarray(sizes)
     if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or (sizes < 0).any():
         raise ValueError(f"sizes must be a 1-D array of non-negative integers; got {sizes!r}.")
-    return np.repeat(np.arange(len(sizes)), sizes)
+    if len(sizes) and sizes.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"sizes must be below 2**63; got a size of {sizes.max()}.")
+    return np.repeat(np.arange(len(sizes)), sizes.astype(np.int64))
 
 
 def load_svmlight_ranking(path, *, query_path=None, **kwargs):
@@ -158,12 +164,14 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
 
     Parameters
     ----------
-    path : str or path-like
-        The svmlight file.
-    query_path : str or path-like, default=None
+    path : str, path-like or file object
+        The svmlight file (``.gz`` and ``.bz2`` paths are decompressed), or a
+        file object opened in binary or text mode.
+    query_path : str, path-like or file object, default=None
         A LightGBM-style file of query sizes, one per line. None: the file
-        ``path + ".query"`` if it exists (LightGBM's convention), else the
-        ``qid:`` fields of the rows (LETOR, MSLR, Yahoo!).
+        ``path + ".query"`` if ``path`` is a path and that file exists
+        (LightGBM's convention), else the ``qid:`` fields of the rows (LETOR,
+        MSLR, Yahoo!), which every row must then have.
     **kwargs : dict
         Passed to :func:`sklearn.datasets.load_svmlight_file` (``n_features``,
         ``dtype``, ...).
@@ -176,6 +184,12 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
         Relevance labels.
     qid : ndarray of shape (n_samples,)
         Query id of each row.
+
+    Raises
+    ------
+    ValueError
+        If a row has no ``qid:`` field (naming the file and the line), or the
+        query file's sizes do not add up to the number of rows.
 
     See Also
     --------
@@ -193,17 +207,51 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
     >>> y, qid
     (array([2., 0., 1.]), array([7, 7, 9]))
     """
-    sidecar = Path(f"{path}.query")
-    if query_path is None and sidecar.exists():
+    is_path = isinstance(path, str | bytes | os.PathLike)
+    source = path if is_path else _as_binary_file(path)
+    name = os.fsdecode(path) if is_path else getattr(path, "name", type(path).__name__)
+    sidecar = Path(f"{name}.query")
+    if query_path is None and is_path and sidecar.exists():
         query_path = sidecar
     if query_path is None:
-        X, y, qid = load_svmlight_file(str(path), query_id=True, **kwargs)
+        X, y, qid = load_svmlight_file(source, query_id=True, **kwargs)
+        if len(qid) != X.shape[0]:
+            line = _first_line_without_qid(source)
+            raise ValueError(
+                f"{name}, line {line}: the row has no qid: field, so its query is unknown. Give every row a "
+                "qid: field, or pass query_path= a file of query sizes (one per line)."
+            )
         return X, y, qid
-    X, y = load_svmlight_file(str(path), **kwargs)
+    X, y = load_svmlight_file(source, **kwargs)
     sizes = np.loadtxt(query_path, dtype=np.int64, ndmin=1)
     if sizes.sum() != X.shape[0]:
         raise ValueError(
             f"The query file {query_path} gives {sizes.sum()} rows in {len(sizes)} queries, "
-            f"but {path} has {X.shape[0]} rows."
+            f"but {name} has {X.shape[0]} rows."
         )
     return X, y, qid_from_sizes(sizes)
+
+
+def _as_binary_file(file):
+    """A file object's content as a binary file that can be read twice."""
+    if not hasattr(file, "read"):
+        raise TypeError(f"path must be a path or a file object; got {file!r} of type {type(file).__name__}.")
+    content = file.read()
+    return io.BytesIO(content.encode() if isinstance(content, str) else content)
+
+
+def _first_line_without_qid(source):
+    """The 1-based number of the first data line of an svmlight file that has no ``qid:`` field."""
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+        lines = source
+    else:
+        path = os.fsdecode(source)
+        opener = {".gz": gzip.open, ".bz2": bz2.open}.get(Path(path).suffix, open)
+        lines = opener(path, "rb")
+    with lines:
+        for number, line in enumerate(lines, start=1):
+            data = line.split(b"#", 1)[0].split()
+            if data and not any(token.startswith(b"qid:") for token in data[1:]):
+                return number
+    return None

@@ -144,7 +144,7 @@ BAD_INPUTS = [
     ({"qid": [1, 1]}, ValueError, "qid has 2 values but y_true has 3 rows"),
     ({"qid": [[1, 1, 1]]}, ValueError, "qid must be 1-D"),
     ({"qid": [1, "a", 1]}, TypeError, "qid mixes values that cannot be compared"),
-    ({"qid": [1.0, np.nan, 1.0]}, ValueError, "qid contains NaN"),
+    ({"qid": [1.0, np.nan, 1.0]}, ValueError, r"qid has 1 missing value \(None, NaN, NaT or NA\), at row 1"),
     ({"qid": "abc"}, TypeError, "qid must be an array-like"),
     ({"sample_weight": [1, 2, 3], "qid": [1, 1, 2]}, ValueError, "sample_weight must be constant within each query"),
     ({"sample_weight": [1, -1, 1], "qid": [1, 2, 3]}, ValueError, "sample_weight must be non-negative"),

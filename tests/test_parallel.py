@@ -103,6 +103,9 @@ FORKED_CHILD = """
     with mp.get_context("fork").Pool(2) as pool:
         results = pool.map(child, range(2))
     assert all(result == parent for result in results)
+    from joblib import Parallel, delayed
+    results = Parallel(n_jobs=2, backend="multiprocessing")(delayed(child)(i) for i in range(2))
+    assert all(result == parent for result in results)
     print("ok")
 """
 
