@@ -51,6 +51,21 @@ SCORER_NAMES = {
     "s_recall": (subtopic_recall_score, {}),
 }
 
+DIVERSITY_METRICS = (alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score)
+
+# The names that IR users type (ir_measures, trec_eval), matched case-insensitively.
+ALIASES = {
+    "ap": "map",
+    "rr": "mrr",
+    "recip_rank": "mrr",
+    "p": "precision",
+    "r": "recall",
+    "rprec": "r_precision",
+}
+# trec_eval's measures with the cutoff after an underscore: ndcg_cut_10, P_10, map_cut_5, recall_100.
+TREC_CUTOFF = re.compile(r"^(?P<base>ndcg_cut|p|map_cut|recall)_(?P<k>[0-9]+)$")
+TREC_BASES = {"ndcg_cut": "ndcg", "p": "precision", "map_cut": "map", "recall": "recall"}
+
 # The per-query computation behind each public metric, for sharing one ranking.
 KERNELS = {
     cumulative_gain_score: _cumulative_gain,
@@ -64,7 +79,7 @@ KERNELS = {
     expected_reciprocal_rank_score: _expected_reciprocal_rank,
 }
 
-NAME = re.compile(r"^(?P<base>[a-z_]+?)(?:@(?P<k>[0-9]+))?(?:\((?P<options>.*)\))?$", re.DOTALL)
+NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*?)(?:@(?P<k>[0-9]+))?(?:\((?P<options>.*)\))?$", re.DOTALL)
 # Longer names are refused before parsing: options are a few short literals.
 MAX_NAME_LENGTH = 500
 OPTION_TYPES = (str, int, float, bool, type(None))
@@ -82,25 +97,37 @@ def parse_metric_name(name):
             f"A metric name has at most {MAX_NAME_LENGTH} characters; got one of {len(name)} ({name[:40]!r}...)."
         )
     match = NAME.match(name) if isinstance(name, str) else None
-    if match is None or match["base"] not in SCORER_NAMES:
-        base = match["base"] if match else str(name)[:MAX_NAME_LENGTH]
-        close = difflib.get_close_matches(base, SCORER_NAMES, n=1)
+    base, k = canonical_base(match["base"]) if match else (None, None)
+    if base not in SCORER_NAMES:
+        typed = match["base"] if match else str(name)[:MAX_NAME_LENGTH]
+        close = difflib.get_close_matches(typed.lower(), [*SCORER_NAMES, *ALIASES], n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise ValueError(
             f"{name!r} is not a ranking metric name.{hint} Valid names are {', '.join(sorted(SCORER_NAMES))}, "
-            "each optionally followed by @k (as in 'ndcg@10')."
+            "each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, RR, recip_rank, P@k, R@k, "
+            "Rprec, ndcg_cut_k, P_k, map_cut_k and recall_k (in any case)."
         )
-    score_func, preset = SCORER_NAMES[match["base"]]
+    score_func, preset = SCORER_NAMES[base]
     options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
     for key in sorted(set(options) & set(preset)):
-        raise ValueError(f"{name!r} sets {key}, which {match['base']!r} already sets to {preset[key]!r}.")
-    if match["k"]:
-        if "k" in options:
-            raise ValueError(f"{name!r} gives k twice, as @{match['k']} and as k={options['k']!r}; give it once.")
-        options["k"] = int(match["k"])
+        raise ValueError(f"{name!r} sets {key}, which {base!r} already sets to {preset[key]!r}.")
+    cutoffs = [text for text in (k, match["k"]) if text is not None]
+    if cutoffs:
+        if len(cutoffs) > 1 or "k" in options:
+            raise ValueError(f"{name!r} gives the cutoff k more than once; give it once.")
+        options["k"] = int(cutoffs[0])
         if options["k"] < 1:
             raise ValueError(f"{name!r} has k={options['k']}, but k must be an integer >= 1 (as in 'ndcg@10').")
     return score_func, {**preset, **options}
+
+
+def canonical_base(typed):
+    """The registered base name of a typed one (any case, IR aliases) and the cutoff it carries, if any."""
+    base = typed.lower()
+    trec = TREC_CUTOFF.match(base)
+    if trec:
+        return TREC_BASES[trec["base"]], trec["k"]
+    return ALIASES.get(base, base), None
 
 
 def parse_options(text, name):
@@ -130,7 +157,12 @@ def parse_options(text, name):
 
 
 def literal(node):
-    """The value of a literal option: a string, number, bool or None, or ``nan``/``inf``."""
+    """The value of a literal option: a string, number, bool or None, ``nan``/``inf``, or a flat tuple of numbers."""
+    if isinstance(node, ast.Tuple | ast.List):
+        values = tuple(literal(element) for element in node.elts)
+        if not all(isinstance(value, int | float) and not isinstance(value, bool) for value in values):
+            raise ValueError("a sequence of values that are not all numbers")
+        return values
     sign = 1.0
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         sign = -1.0 if isinstance(node.op, ast.USub) else 1.0

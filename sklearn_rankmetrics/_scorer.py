@@ -6,13 +6,14 @@ routing off, from a column of ``X`` (``qid_column``, the XGBoost convention).
 """
 
 import inspect
+import warnings
 
 import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._query_ids import missing_qid_error, resolve_qid
-from ._registry import SCORER_NAMES, canonical_name, parse_metric_name
+from ._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES, canonical_name, parse_metric_name
 from ._validation import check_option
 
 RESPONSE_METHODS = ("auto", "predict", "decision_function", "predict_proba")
@@ -218,6 +219,7 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
         raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.")
     if "average" in kwargs:
         raise TypeError("A scorer returns the mean over queries: it takes no average option.")
+    check_options(score_func, kwargs)
     return RankingScorer(
         score_func,
         sign=1 if greater_is_better else -1,
@@ -225,6 +227,25 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
         qid_column=qid_column,
         kwargs=kwargs,
     )
+
+
+def check_options(score_func, options):
+    """Check a library metric's options now, with the metric's own messages.
+
+    A bad option found only when the first fold is scored would turn a whole
+    search into ``best_score_ = nan``. The metric runs once on two unjudged
+    documents, which every valid option accepts.
+    """
+    if score_func in DIVERSITY_METRICS:
+        n_subtopics = len(options["intent_weights"]) if np.ndim(options.get("intent_weights")) == 1 else 1
+        y_true = np.zeros((2, n_subtopics))
+    elif score_func in KERNELS:
+        y_true = np.zeros(2)
+    else:
+        return  # a metric of the caller's: its input form is unknown
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # every query is undefined here
+        score_func(y_true, np.array([1.0, 0.0]), **options)
 
 
 def get_ranking_scorer_names():

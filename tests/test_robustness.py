@@ -146,14 +146,15 @@ def test_loader_refuses_what_is_not_a_file():
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("ndcg@10(k=5)", r"'ndcg@10\(k=5\)' gives k twice, as @10 and as k=5"),
+        ("ndcg@10(k=5)", r"'ndcg@10\(k=5\)' gives the cutoff k more than once"),
+        ("ndcg_cut_10@5", "'ndcg_cut_10@5' gives the cutoff k more than once"),
         ("map(k=3)(denominator='capped')", "must be keyword=literal pairs"),
         ("ndcg(k=3, k=4)", "sets k twice; give each option once"),
         ("ndcg(zero_division=0.0, zero_division=1.0)", "sets zero_division twice"),
         ("ndcg_exp(gain='linear')", "sets gain, which 'ndcg_exp' already sets to 'exponential'"),
         ("ndcg(**{'k': 3})", "must be keyword=literal pairs"),
         ("ndcg(k=x.y)", "must be keyword=literal pairs"),
-        ("ndcg(k=[1, 2])", "must be keyword=literal pairs"),
+        ("ndcg(k=[[1], 2])", "must be keyword=literal pairs"),
         ("ndcg(k=-True)", "must be keyword=literal pairs"),
         ("ndcg(" + "(" * 240 + ")" * 240 + ")", "must be keyword=literal pairs"),
         ("ndcg(k=" + "[" * 200 + "]" * 200 + ")", "must be keyword=literal pairs"),
@@ -169,7 +170,7 @@ def test_malformed_names_raise_value_errors(name, message):
 
 
 def test_report_refuses_a_cutoff_given_twice():
-    with pytest.raises(ValueError, match=r"'ndcg@1\(k=3\)' gives k twice"):
+    with pytest.raises(ValueError, match=r"'ndcg@1\(k=3\)' gives the cutoff k more than once"):
         ranking_report([1, 0, 1], [0.5, 0.2, 0.1], metrics=["ndcg@1(k=3)"])
 
 
