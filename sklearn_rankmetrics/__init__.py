@@ -3,6 +3,7 @@
 from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
+from ._guards import QueryGroupWarning
 from ._precision import (
     mean_average_precision_score,
     precision_at_k_score,
@@ -18,6 +19,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GroupedRanker",
+    "QueryGroupWarning",
     "alpha_ndcg_score",
     "cumulative_gain_score",
     "dcg_score",

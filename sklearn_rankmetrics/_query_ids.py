@@ -1,15 +1,18 @@
 """Where the query ids of a fold come from: routed metadata or a column of ``X``."""
 
 import numbers
+import sys
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 
-ROUTES = (
-    "either enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) and pass "
-    "qid=... or groups=... to fit, cross_validate or the search, or give {owner} qid_column=<the column "
-    "of X that holds the query ids> (the route when routing is off)"
-)
+# Tools that call scorers or fit without routing metadata, by the module of their code.
+NON_ROUTING = {
+    "sklearn.inspection._permutation_importance": "permutation_importance",
+    "optuna_integration": "OptunaSearchCV",
+    "optuna.integration": "OptunaSearchCV",
+}
 
 
 def split_qid_column(X, qid_column):
@@ -68,5 +71,35 @@ def resolve_qid(*, qid=None, groups=None, X=None, qid_column=None, who="the scor
 
 
 def missing_qid_error(who, owner):
-    """The error for rows without query ids, naming both routes to provide them."""
-    return ValueError(f"{who} needs the query id of each row and received none: {ROUTES.format(owner=owner)}.")
+    """The error for rows without query ids: what went wrong on this route, and the routes that work."""
+    column_route = f"give {owner} qid_column=<the column of X that holds the query ids>"
+    if not get_config()["enable_metadata_routing"]:
+        return ValueError(
+            f"{who} needs the query id of each row and received none. Metadata routing is off, so nothing "
+            "can pass them: either enable it (sklearn.set_config(enable_metadata_routing=True)) and pass "
+            'groups=qid to the search\'s fit, or params={"groups": qid} to cross_validate, cross_val_score, '
+            f"validation_curve or learning_curve; or {column_route} (the route when routing is off)."
+        )
+    caller = calling_tool()
+    culprit = (
+        f"{caller} does not route metadata"
+        if caller
+        else "the caller did not pass them (some tools, such as permutation_importance and OptunaSearchCV, never do)"
+    )
+    return ValueError(
+        f"{who} needs the query id of each row and received none. Metadata routing is on, but {culprit}. "
+        'Pass groups=qid to the search\'s fit, or params={"groups": qid} to cross_validate, cross_val_score, '
+        f"validation_curve or learning_curve; with a tool that does not route, {column_route}."
+    )
+
+
+def calling_tool():
+    """The name of a known tool that does not route metadata, if one is on the call stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        for prefix, tool in NON_ROUTING.items():
+            if module.startswith(prefix):
+                return tool
+        frame = frame.f_back
+    return None

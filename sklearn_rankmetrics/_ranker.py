@@ -1,6 +1,7 @@
 """GroupedRanker: hands any ranker its query groups, so it cross-validates like any estimator."""
 
 import inspect
+import numbers
 from typing import ClassVar
 
 import numpy as np
@@ -12,13 +13,41 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dcg import ndcg_score
+from ._early_stopping import BOOSTERS, split_queries, validation_metric
 from ._grouping import differs_from_previous, encode_qid, group_by_query, query_weight
+from ._guards import query_sizes, warn_scored_on_training_queries, warn_single_document_queries
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
+from ._registry import parse_metric_name
 from ._scorer import ranking_scores
 from ._validation import check_same_length
 
 # fit parameters that carry query groups, by preference: CatBoost, XGBoost, LightGBM.
 GROUP_PARAMS = ("group_id", "qid", "group")
+# The boosters' evaluation parameters, which a user may route to the inner fit.
+BOOSTER_FIT_PARAMS = (
+    "eval_set",
+    "eval_X",
+    "eval_y",
+    "eval_group",
+    "eval_qid",
+    "eval_names",
+    "eval_sample_weight",
+    "eval_metric",
+    "eval_at",
+    "callbacks",
+    "verbose",
+    "early_stopping_rounds",
+    "use_best_model",
+)
+# Fitted attributes read through to the inner model, and where each booster keeps them.
+FORWARDED = {
+    "feature_importances_": ("feature_importances_",),
+    "coef_": ("coef_",),
+    "intercept_": ("intercept_",),
+    "best_iteration_": ("best_iteration_", "best_iteration"),
+    "best_score_": ("best_score_", "best_score"),
+    "evals_result_": ("evals_result_", "evals_result"),
+}
 
 
 def take_rows(data, rows):
@@ -68,6 +97,24 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         inner (final step's) ``fit``. ``"group"`` receives the size of each
         query in order; any other name, the query id of each row as sorted
         integers; None: no groups (pointwise estimators).
+    early_stopping_rounds : int, default=None
+        Stop boosting when the validation metric has not improved for this
+        many rounds, in every fit (so in every fold of a search), and keep the
+        best round. Each fit holds out ``validation_fraction`` of its queries
+        (whole queries, at least one) as the evaluation set of the inner
+        booster, in its own format; they never reach the training rows.
+        LightGBM, XGBoost and CatBoost rankers given directly; None: no early
+        stopping.
+    early_stopping_metric : str, default="ndcg@10"
+        The metric that decides, a name of :func:`get_ranking_scorer`
+        computed by this library (so the stopping agrees with the search's
+        scorer). CatBoost takes its own ``NDCG:top=k`` for linear-gain NDCG
+        names and its default metric for other names: its custom metrics run
+        in Python per document.
+    validation_fraction : float, default=0.1
+        Share of each fit's queries held out for early stopping, in (0, 1).
+    random_state : int, RandomState instance or None, default=None
+        Chooses the held-out queries; an int makes fits reproducible.
 
     Attributes
     ----------
@@ -79,6 +126,14 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         Number of features seen in ``fit``, without the query id column.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of those features, when ``X`` has string column names.
+    train_queries_ : tuple of two ndarrays
+        The distinct query ids of the fit and the number of rows of each, so
+        that scoring part of a training query warns
+        (:class:`QueryGroupWarning`).
+    feature_importances_, coef_, intercept_, best_iteration_, best_score_, evals_result_
+        Those of the inner model, where it has them (XGBoost's
+        ``best_iteration`` and ``evals_result()`` included), so that
+        ``RFECV``, ``SelectFromModel`` and inspection work with their defaults.
 
     See Also
     --------
@@ -89,7 +144,9 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     Rows are ordered by query with a stable sort, so the order of the rows of a
     query is kept. ``sample_weight`` reaches the inner ``fit`` per row, except
     for ``group_param="qid"`` (XGBoost), which takes one weight per query: it
-    must then be constant within each query. Other ``fit_params`` (such as
+    must then be constant within each query. ``score`` warns
+    (:class:`QueryGroupWarning`) on a fold that shares queries with the
+    training data or whose queries mostly hold a single document. Other ``fit_params`` (such as
     LightGBM's ``eval_set`` with ``eval_group``, or XGBoost's ``eval_set`` with
     ``eval_qid``) pass to the inner ``fit`` unchanged: give them in the inner
     estimator's own format and without the query id column. With metadata
@@ -106,14 +163,33 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     0.9224
     """
 
-    # With metadata routing on, fit and score ask for the query ids by default.
-    __metadata_request__fit: ClassVar[dict] = {"qid": True, "groups": True}
+    # With metadata routing on, fit and score ask for the query ids by default; the
+    # boosters' own evaluation parameters can be requested (set_fit_request(eval_set=True)).
+    __metadata_request__fit: ClassVar[dict] = {
+        "qid": True,
+        "groups": True,
+        **{param: None for param in BOOSTER_FIT_PARAMS},
+    }
     __metadata_request__score: ClassVar[dict] = {"qid": True, "groups": True}
 
-    def __init__(self, estimator, *, qid_column=None, group_param="auto"):
+    def __init__(
+        self,
+        estimator,
+        *,
+        qid_column=None,
+        group_param="auto",
+        early_stopping_rounds=None,
+        early_stopping_metric="ndcg@10",
+        validation_fraction=0.1,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.qid_column = qid_column
         self.group_param = group_param
+        self.early_stopping_rounds = early_stopping_rounds
+        self.early_stopping_metric = early_stopping_metric
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
 
     def fit(self, X, y, *, qid=None, groups=None, sample_weight=None, **fit_params):
         """Fit the inner estimator on the rows ordered by query.
@@ -141,37 +217,72 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         check_same_length("GroupedRanker.fit", X=X, y=y, qid=qid, sample_weight=sample_weight)
         validate_data(self, X, y, skip_check_array=True, reset=True)
         self.group_param_ = self._resolve_group_param()
+        stopping = self._check_early_stopping()
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
+        codes = None if qid is None else encode_qid(qid, X.shape[0])
+        if qid is not None:
+            self.train_queries_ = query_sizes(qid)
+        estimator = clone(self.estimator)
         rows = None
         if self.group_param_ is not None:
             if qid is None:
                 raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", "GroupedRanker")
-            rows, own = self._grouped(qid, X.shape[0], own)
-        estimator = clone(self.estimator)
+            rows = np.arange(X.shape[0])
+            if stopping:
+                rows, validation_rows = split_queries(codes, self.validation_fraction, self.random_state)
+                fit_params = {**fit_params, **self._validation_params(estimator, X, y, codes, validation_rows, qid)}
+            rows, group = self._grouped(codes, rows, qid)
+            own = {**group, **{param: value[rows] for param, value in own.items()}}
+            if "sample_weight" in own and self.group_param_ == "qid":  # XGBoost ranking takes one weight per query
+                own["sample_weight"] = query_weight(
+                    own["sample_weight"], differs_from_previous(codes[rows]), qid, rows, reason=" for an XGBoost ranker"
+                )
         inner_params = {**fit_params, **self._addressed(estimator, own)}
         self.estimator_ = estimator.fit(take_rows(X, rows), take_rows(y, rows), **inner_params)
         return self
 
-    def _grouped(self, qid, n_rows, own):
-        """The row order by query and the group parameter (and weights) in the inner format."""
-        codes = encode_qid(qid, n_rows)
-        order = group_by_query(codes)
-        codes = codes[order]
-        is_start = differs_from_previous(codes)
+    def _grouped(self, codes, rows, qid):
+        """The rows ``rows`` ordered by query, and the group parameter in the inner estimator's format."""
+        order = rows[group_by_query(codes[rows])]
+        sorted_codes = codes[order]
+        is_start = differs_from_previous(sorted_codes)
         if is_start.sum() < 2:
             raise ValueError(
                 "GroupedRanker got the rows of a single query; a ranker learns by comparing documents of "
-                f"many queries. Check that qid (or groups) holds the query of each row; got {n_rows} rows of "
-                f"query {np.asarray(qid)[0]!r}."
+                f"many queries. Check that qid (or groups) holds the query of each row; got {len(order)} rows of "
+                f"query {np.asarray(qid)[order[0]]!r}."
             )
         sizes = np.diff(np.flatnonzero(np.r_[is_start, True]))
-        own = {self.group_param_: sizes if self.group_param_ == "group" else codes, **own}
-        if "sample_weight" in own:
-            weight = own["sample_weight"][order]
-            if self.group_param_ == "qid":  # XGBoost ranking takes one weight per query
-                weight = query_weight(weight, is_start, qid, order, reason=" for an XGBoost ranker")
-            own["sample_weight"] = weight
-        return order, own
+        return order, {self.group_param_: sizes if self.group_param_ == "group" else sorted_codes}
+
+    def _check_early_stopping(self):
+        """Whether to stop early; checks the early-stopping parameters."""
+        if self.early_stopping_rounds is None:
+            return False
+        rounds = self.early_stopping_rounds
+        if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
+            raise ValueError(f"early_stopping_rounds must be None or an integer >= 1; got {rounds!r}.")
+        fraction = self.validation_fraction
+        if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < 1:
+            raise ValueError(f"validation_fraction must be a number in (0, 1); got {fraction!r}.")
+        parse_metric_name(self.early_stopping_metric)
+        if self.group_param_ not in BOOSTERS or isinstance(self.estimator, Pipeline):
+            raise ValueError(
+                "early_stopping_rounds works with a LightGBM, XGBoost or CatBoost ranker given directly (not in a "
+                f"Pipeline); got {type(self.estimator).__name__} with group parameter {self.group_param_!r}. "
+                "Use the estimator's own early stopping (HistGradientBoosting*: early_stopping=True)."
+            )
+        return True
+
+    def _validation_params(self, estimator, X, y, codes, validation_rows, qid):
+        """The inner fit's evaluation parameters for the held-out queries, in the booster's own format."""
+        order, group = self._grouped(codes, validation_rows, qid)
+        y_val = take_rows(y, order)
+        metric = validation_metric(self.early_stopping_metric, np.asarray(y_val), codes[order])
+        make_params = BOOSTERS[self.group_param_]
+        return make_params(
+            estimator, take_rows(X, order), y_val, group, metric, self.early_stopping_metric, self.early_stopping_rounds
+        )
 
     def predict(self, X):
         """Ranking scores of the rows of ``X``, in the order given.
@@ -216,7 +327,24 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         if qid is None:
             raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
         check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
-        return ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
+        score = ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
+        ids, sizes = query_sizes(qid)
+        warn_single_document_queries(sizes, stacklevel=2)
+        warn_scored_on_training_queries(self, ids, sizes, stacklevel=2)
+        return score
+
+    def __getattr__(self, name):
+        # Fitted attributes of the inner model (RFECV, SelectFromModel and inspection read them).
+        if name in FORWARDED and "estimator_" in self.__dict__:
+            inner = self.__dict__["estimator_"]
+            final = inner.steps[-1][1] if isinstance(inner, Pipeline) else inner
+            for source in FORWARDED[name]:
+                try:
+                    value = getattr(final, source)
+                except AttributeError:  # XGBoost's best_iteration without early stopping
+                    continue
+                return value() if callable(value) else value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _features(self, X):
         check_2d(X)

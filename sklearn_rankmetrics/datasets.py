@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 from sklearn.utils import check_random_state
 
@@ -159,7 +160,7 @@ def qid_from_sizes(sizes):
     return np.repeat(np.arange(len(sizes)), sizes.astype(np.int64))
 
 
-def load_svmlight_ranking(path, *, query_path=None, **kwargs):
+def load_svmlight_ranking(path, *, query_path=None, qid_offset=0, **kwargs):
     """Load an svmlight/LETOR ranking file with the query id of each row.
 
     Parameters
@@ -172,6 +173,11 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
         ``path + ".query"`` if ``path`` is a path and that file exists
         (LightGBM's convention), else the ``qid:`` fields of the rows (LETOR,
         MSLR, Yahoo!), which every row must then have.
+    qid_offset : int, default=0
+        Added to every query id. Files such as LightGBM's ``rank.train`` and
+        ``rank.test`` both number their queries from 0: give the second an
+        offset above the first's ids (``qid_offset=qid_train.max() + 1``)
+        before concatenating them, or their queries merge.
     **kwargs : dict
         Passed to :func:`sklearn.datasets.load_svmlight_file` (``n_features``,
         ``dtype``, ...).
@@ -179,11 +185,13 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
     Returns
     -------
     X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
-        Features.
+        Features, with int32 indices whenever they fit (CatBoost requires
+        them). Load a test file with the training file's ``n_features`` so
+        that both have the same columns.
     y : ndarray of shape (n_samples,)
         Relevance labels.
     qid : ndarray of shape (n_samples,)
-        Query id of each row.
+        Query id of each row, plus ``qid_offset``.
 
     Raises
     ------
@@ -207,6 +215,20 @@ def load_svmlight_ranking(path, *, query_path=None, **kwargs):
     >>> y, qid
     (array([2., 0., 1.]), array([7, 7, 9]))
     """
+    if isinstance(qid_offset, bool) or not isinstance(qid_offset, numbers.Integral):
+        raise TypeError(f"qid_offset must be an integer; got {qid_offset!r} of type {type(qid_offset).__name__}.")
+    X, y, qid = _load_ranking_file(path, query_path, kwargs)
+    return _with_int32_indices(X), y, qid + qid_offset
+
+
+def _with_int32_indices(X):
+    """The CSR matrix with int32 indices where they fit (scipy may give int64)."""
+    if X.nnz < 2**31 and X.shape[1] < 2**31:
+        X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
+    return X
+
+
+def _load_ranking_file(path, query_path, kwargs):
     is_path = isinstance(path, str | bytes | os.PathLike)
     source = path if is_path else _as_binary_file(path)
     name = os.fsdecode(path) if is_path else getattr(path, "name", type(path).__name__)

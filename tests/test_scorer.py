@@ -104,9 +104,10 @@ def test_query_ids_from_a_column_of_X(data):
 def test_no_query_ids_raises_and_names_both_routes(data, routing):
     X, y, _, model = data
     with sklearn.config_context(enable_metadata_routing=routing):
-        with pytest.raises(
-            ValueError, match=r"ndcg@10 needs the query id of each row.*enable_metadata_routing.*qid_column"
-        ):
+        route = (
+            "routing is on, but the caller did not pass them" if routing else "routing is off.*enable_metadata_routing"
+        )
+        with pytest.raises(ValueError, match=rf"ndcg@10 needs the query id of each row.*{route}.*qid_column"):
             get_ranking_scorer("ndcg@10")(model, X, y)
 
 
