@@ -1,0 +1,65 @@
+"""Reciprocal rank with ties averaged: enumeration on small blocks, exact rationals on large ones."""
+
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+import pytest
+
+from sklearn_rankmetrics import mean_reciprocal_rank_score
+
+import naive
+
+
+@pytest.mark.parametrize("size", range(2, 8))
+@pytest.mark.parametrize("n_above", [0, 2])
+def test_tied_blocks_of_up_to_seven_documents_equal_enumeration_at_every_k(size, n_above):
+    rng = np.random.default_rng(size * 10 + n_above)
+    for n_relevant in range(size + 1):
+        labels = np.array([0.0] * n_above + [1.0] * n_relevant + [0.0] * (size - n_relevant))
+        rng.shuffle(labels[n_above:])
+        scores = np.array([2.0 + i for i in range(n_above)][::-1] + [1.0] * size)
+        for k in [None, *range(1, n_above + size + 2)]:
+            expected = naive.tie_averaged(naive.reciprocal_rank, labels, scores, k=k)
+            expected = 0.0 if expected is None else expected  # no relevant document: zero_division
+            assert mean_reciprocal_rank_score(labels, scores, k=k) == pytest.approx(expected, rel=1e-13, abs=1e-15)
+
+
+def exact_expected_reciprocal_rank(above, size, n_relevant, k=None):
+    """The mean over orderings in rationals: first relevant at place j with probability C(m-1-j, r-1) / C(m, r)."""
+    total = comb(size, n_relevant)
+    places = size - n_relevant + 1 if k is None else min(size - n_relevant + 1, k - above)
+    return sum(Fraction(comb(size - 1 - j, n_relevant - 1), total * (above + j + 1)) for j in range(places))
+
+
+@pytest.mark.parametrize(
+    ("above", "size", "n_relevant", "k"),
+    [
+        (0, 3000, 1, None),
+        (0, 3000, 2, None),
+        (5, 2500, 7, None),
+        (0, 4000, 40, None),
+        (3, 3000, 3, 1000),
+        (0, 2000, 1999, None),
+        (10, 3000, 300, 20),
+    ],
+)
+def test_large_tied_blocks_equal_exact_rational_arithmetic(above, size, n_relevant, k):
+    labels = np.zeros(above + size)
+    labels[above:][np.random.default_rng(size).permutation(size)[:n_relevant]] = 1.0
+    scores = np.concatenate([np.arange(above, 0, -1.0) + 1.0, np.ones(size)])
+    expected = float(exact_expected_reciprocal_rank(above, size, n_relevant, k))
+    assert mean_reciprocal_rank_score(labels, scores, k=k) == pytest.approx(expected, rel=1e-12)
+
+
+def test_every_query_of_a_large_tied_input_at_once():
+    # Many tie blocks of different sizes in one call: the segmented product restarts at every block.
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(2, 400, 60)
+    qid = np.repeat(np.arange(60), sizes)
+    labels = (rng.random(len(qid)) < 0.05).astype(float)
+    per_query = mean_reciprocal_rank_score(labels, np.zeros(len(qid)), qid=qid, average=False)
+    for query, size in enumerate(sizes):
+        n_relevant = int(labels[qid == query].sum())
+        expected = float(exact_expected_reciprocal_rank(0, size, n_relevant)) if n_relevant else 0.0
+        assert per_query[query] == pytest.approx(expected, rel=1e-12, abs=1e-300)
