@@ -1,0 +1,79 @@
+"""Large tie blocks: every metric with ties averaged, as a multiple of ndcg_score (issue #14).
+
+    python benchmarks/bench_ties.py            # the three inputs of the issue
+    python benchmarks/bench_ties.py --limit 20 # skip a metric's later inputs once one call took 20 s
+
+Ties this large are ordinary: a constant baseline in a search (every score
+equal), trees that give many documents one leaf value, recommenders whose
+unseen items all score 0. Each metric should stay within 3x of ndcg_score.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+import sklearn_rankmetrics as rm
+
+METRICS = {
+    "ndcg": rm.ndcg_score,
+    "dcg": rm.dcg_score,
+    "cg": rm.cumulative_gain_score,
+    "map": rm.mean_average_precision_score,
+    "mrr": rm.mean_reciprocal_rank_score,
+    "precision": rm.precision_at_k_score,
+    "recall": rm.recall_at_k_score,
+    "r_precision": rm.r_precision_score,
+    "err": rm.expected_reciprocal_rank_score,
+}
+
+
+def inputs():
+    """The issue's three inputs: name, (y_true, y_score, options), and the metric options to apply."""
+    rng = np.random.default_rng(0)
+    labels = rng.choice(5, 200_000, p=[0.515, 0.32, 0.13, 0.025, 0.01]).astype(float)
+    one_query = (labels, np.zeros(200_000))
+    users, items = 3_000, 1_500
+    y_true = (rng.random((users, items)) < 0.02).astype(float)
+    y_score = np.where(rng.random((users, items)) < 0.7, 0.0, rng.random((users, items)))
+    return [
+        ("one query, 200,000 tied documents, k=None", one_query, {}),
+        ("the same, @10 (ERR @20)", one_query, {"k": 10}),
+        ("users x items 3,000 x 1,500, 70% of scores 0, k=None", (y_true, y_score), {}),
+    ]
+
+
+def time_once(metric, arrays, options):
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        metric(*arrays, **options)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--limit", type=float, default=float("inf"), help="seconds after which a metric is skipped")
+    args = parser.parse_args()
+    slow = set()
+    print("| input | " + " | ".join(METRICS) + " |")
+    print("| --- |" + " --- |" * len(METRICS))
+    for name, arrays, options in inputs():
+        times = {}
+        for metric_name, metric in METRICS.items():
+            if metric_name in slow:
+                continue
+            metric_options = dict(options)
+            if metric_name == "err" and "k" in options:
+                metric_options["k"] = 20
+            times[metric_name] = time_once(metric, arrays, metric_options)
+            if times[metric_name] > args.limit:
+                slow.add(metric_name)
+        reference = times["ndcg"]
+        cells = [f"{times[m]:.3f} s ({times[m] / reference:.1f}x)" if m in times else "skipped" for m in METRICS]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
