@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 from sklearn.pipeline import Pipeline
 
+from ._grouping import query_id_array
+
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5
 
@@ -45,7 +47,7 @@ class QueryGroupWarning(UserWarning):
 
 def query_sizes(qid):
     """The distinct query ids, sorted, and the number of rows of each."""
-    return np.unique(np.asarray(qid), return_counts=True)
+    return np.unique(query_id_array(qid), return_counts=True)
 
 
 def warn_single_document_queries(sizes, *, stacklevel=3):

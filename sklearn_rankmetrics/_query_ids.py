@@ -64,7 +64,7 @@ def resolve_qid(*, qid=None, groups=None, X=None, qid_column=None, who="the scor
         )
     routed = qid if qid is not None else groups
     if routed is not None:
-        return np.asarray(routed)
+        return routed  # as given: encoding the ids (tuples included) is the metric's job
     if qid_column is not None and X is not None:
         return split_qid_column(X, qid_column)[1]
     return None

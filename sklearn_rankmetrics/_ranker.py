@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dcg import ndcg_score
 from ._early_stopping import BOOSTERS, split_queries, validation_metric
-from ._grouping import differs_from_previous, encode_qid, group_by_query, query_weight
+from ._grouping import differs_from_previous, encode_qid, group_by_query, query_id_array, query_weight
 from ._guards import query_sizes, warn_scored_on_training_queries, warn_single_document_queries
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
 from ._registry import parse_metric_name
@@ -146,9 +146,10 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     for ``group_param="qid"`` (XGBoost), which takes one weight per query: it
     must then be constant within each query. ``score`` warns
     (:class:`QueryGroupWarning`) on a fold that shares queries with the
-    training data or whose queries mostly hold a single document. Other ``fit_params`` (such as
-    LightGBM's ``eval_set`` with ``eval_group``, or XGBoost's ``eval_set`` with
-    ``eval_qid``) pass to the inner ``fit`` unchanged: give them in the inner
+    training data or whose queries mostly hold a single document. Other
+    ``fit_params`` (such as LightGBM's ``eval_X``/``eval_y`` with
+    ``eval_group``, or XGBoost's ``eval_set`` with ``eval_qid``) pass to the
+    inner ``fit`` unchanged: give them in the inner
     estimator's own format and without the query id column. With metadata
     routing on and a ``Pipeline`` inside, the clone's final step is asked for
     the group parameter (and ``sample_weight``) automatically.
@@ -250,7 +251,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(
                 "GroupedRanker got the rows of a single query; a ranker learns by comparing documents of "
                 f"many queries. Check that qid (or groups) holds the query of each row; got {len(order)} rows of "
-                f"query {np.asarray(qid)[order[0]]!r}."
+                f"query {query_id_array(qid)[order[0]]!r}."
             )
         sizes = np.diff(np.flatnonzero(np.r_[is_start, True]))
         return order, {self.group_param_: sizes if self.group_param_ == "group" else sorted_codes}
