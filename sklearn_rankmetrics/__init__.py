@@ -1,6 +1,7 @@
 """Grouped ranking metrics and scorers for scikit-learn model selection."""
 
 from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
+from ._compare import RankingComparison, compare_rankings
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
@@ -20,7 +21,9 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "GroupedRanker",
     "QueryGroupWarning",
+    "RankingComparison",
     "alpha_ndcg_score",
+    "compare_rankings",
     "cumulative_gain_score",
     "dcg_score",
     "expected_reciprocal_rank_score",

@@ -36,6 +36,7 @@ def test_options_are_keyword_only(name):
     assert positional in (
         [],
         ["y_true", "y_score"],
+        ["y_true", "y_scores"],
         ["score_func"],
         ["name"],
         ["sizes"],

@@ -1,0 +1,412 @@
+"""Is system B really better than A? Paired tests over queries, intervals and multiple-comparison corrections.
+
+Per-query values come from one sort per system (:func:`ranking_report`); every
+test then works on the matrix of paired per-query differences, all resamples
+at once in blocks (sign flips and bootstrap counts are matrix products), never
+a Python loop per resample.
+"""
+
+import itertools
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+from sklearn.utils import check_random_state
+
+from ._report import ranking_report
+from ._validation import check_option, check_real
+
+TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", None)
+COLUMNS = (
+    "system",
+    "metric",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "baseline",
+    "delta",
+    "delta_ci_low",
+    "delta_ci_high",
+    "pvalue",
+    "pvalue_adjusted",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+)
+# Resamples drawn at a time: a block of (BLOCK, n_queries) numbers stays small.
+BLOCK = 256
+# Options of compare_rankings that reach ranking_report.
+REPORT_OPTIONS = ("ties", "zero_division")
+
+
+@dataclass
+class RankingComparison:
+    """The result of :func:`compare_rankings`: one row per (system, metric), and per pair tested.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One dict per row, with the keys of :meth:`to_frame`'s columns.
+    test : str
+        The test used.
+    correction : str or None
+        The correction used.
+    confidence_level : float
+        The level of every interval; a difference is marked significant when
+        its adjusted p-value is below ``1 - confidence_level``.
+    n_queries : int
+        The number of queries compared.
+
+    See Also
+    --------
+    compare_rankings : Builds it.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import compare_rankings
+    >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+    ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
+    >>> round(result.rows[1]["delta"], 4)  # reciprocal ranks 1/3 and 1/2 against 1 and 1
+    -0.5833
+    """
+
+    rows: list = field(default_factory=list)
+    test: str = "randomization"
+    correction: str = "holm"
+    confidence_level: float = 0.95
+    n_queries: int = 0
+
+    def to_frame(self):
+        """The rows as a long pandas DataFrame with the columns of :data:`COLUMNS`.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            One row per (system, metric) and baseline.
+        """
+        try:
+            import pandas as pd
+        except ImportError as error:  # pragma: no cover - pandas is a test dependency
+            raise ImportError("RankingComparison.to_frame needs pandas: pip install pandas.") from error
+        return pd.DataFrame(self.rows, columns=list(COLUMNS))
+
+    def __str__(self):
+        metrics = list(dict.fromkeys(row["metric"] for row in self.rows))
+        systems = list(dict.fromkeys(row["system"] for row in self.rows))
+        alpha = 1 - self.confidence_level
+        cells = {}
+        for row in self.rows:
+            text = f"{row['mean']:.4f}"
+            if row["baseline"] is not None:
+                marker = "*" if row["pvalue_adjusted"] < alpha else " "
+                text += f" {row['delta']:+.4f}{marker}"
+            cells.setdefault((row["system"], row["metric"]), text)
+        width = max(len(text) for text in cells.values()) + 2
+        name_width = max(len(str(system)) for system in systems) + 2
+        lines = ["".ljust(name_width) + "".join(metric.rjust(width) for metric in metrics)]
+        for system in systems:
+            line = str(system).ljust(name_width)
+            line += "".join(cells.get((system, metric), "").rjust(width) for metric in metrics)
+            lines.append(line)
+        correction = self.correction or "no correction"
+        lines.append(
+            f"mean, then the difference to the baseline; * p < {alpha:.2g} ({self.test} test, {correction}, "
+            f"{self.n_queries} queries)"
+        )
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return str(self)
+
+
+def compare_rankings(
+    y_true,
+    y_scores,
+    *,
+    qid=None,
+    metrics=("ndcg@10",),
+    baseline=None,
+    test="randomization",
+    correction="holm",
+    n_resamples=10_000,
+    confidence_level=0.95,
+    random_state=None,
+    **options,
+):
+    """Compare ranking systems on the same queries with paired significance tests.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
+        Relevance labels, as for :func:`ranking_report`.
+    y_scores : dict of str to array-like
+        Each system's scores of the same rows, by system name (at least two).
+    qid : array-like of shape (n_samples,), default=None
+        Query id of each row, as for :func:`ranking_report`.
+    metrics : sequence of str, default=("ndcg@10",)
+        Metric names, as for :func:`get_ranking_scorer`.
+    baseline : str, default=None
+        The system every other one is compared with; None: every pair.
+    test : {"randomization", "t-test", "wilcoxon", "bootstrap"}, default="randomization"
+        The paired two-sided test of a zero mean difference over queries:
+        sign-flip randomization (exact enumeration when ``2**n_queries <=
+        n_resamples``), ``scipy.stats.ttest_rel``, ``scipy.stats.wilcoxon``,
+        or the bootstrap of the differences shifted to a zero mean.
+    correction : {"holm", "bonferroni", None}, default="holm"
+        Adjusts the p-values for testing every (pair, metric) of the call.
+    n_resamples : int, default=10_000
+        Resamples of the randomization and bootstrap tests and of the
+        bootstrap intervals.
+    confidence_level : float, default=0.95
+        Level of the percentile bootstrap intervals over queries.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the resampling; an int makes results reproducible.
+    **options : dict
+        ``ties`` and ``zero_division``, as for :func:`ranking_report`.
+        Queries undefined for a metric (``zero_division=np.nan``) are left
+        out of its comparison.
+
+    Returns
+    -------
+    comparison : RankingComparison
+        Prints as a table (system x metric, significance marked) and
+        converts with ``to_frame()`` to a long DataFrame.
+
+    See Also
+    --------
+    ranking_report : The per-query values compared.
+
+    Notes
+    -----
+    For each metric and system: the mean over queries and its percentile
+    bootstrap interval. For each pair: the mean paired difference ``delta``
+    (system minus baseline) with its interval, the test's p-value, the
+    adjusted p-value, the effect size :math:`d_z = \\bar d / s_d` (mean
+    difference over its standard deviation; 0 for identical systems) and the
+    numbers of queries where the system wins, ties and loses. Randomization
+    and bootstrap p-values count the observed statistic among the resamples,
+    :math:`(1 + \\#\\{|T^*| \\geq |T|\\}) / (1 + B)`, as
+    ``scipy.stats.permutation_test``; identical systems get p = 1 from every
+    test.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rankmetrics import compare_rankings
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(30), 10)
+    >>> y_true = rng.integers(0, 3, 300)
+    >>> good = y_true + rng.normal(0, 1, 300)
+    >>> noise = rng.normal(0, 1, 300)
+    >>> result = compare_rankings(y_true, {"noise": noise, "good": good}, qid=qid,
+    ...                           metrics=["ndcg@10", "mrr"], baseline="noise", random_state=0)
+    >>> frame = result.to_frame()
+    >>> bool(frame.query("system == 'good' and metric == 'ndcg@10'")["pvalue_adjusted"].iloc[0] < 0.05)
+    True
+    """
+    systems = check_systems(y_scores, baseline)
+    test = check_option("test", test, TESTS)
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of 'holm', 'bonferroni', None; got {correction!r}.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be an integer >= 1; got {n_resamples!r}.")
+    confidence_level = check_real("confidence_level", confidence_level, low=0, high=1, low_open=True)
+    unknown = sorted(set(options) - set(REPORT_OPTIONS))
+    if unknown:
+        raise TypeError(f"compare_rankings takes the options {', '.join(REPORT_OPTIONS)}; got {', '.join(unknown)}.")
+    reports = {
+        name: ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options)
+        for name, scores in systems.items()
+    }
+    pairs = (
+        [(baseline, name) for name in systems if name != baseline]
+        if baseline is not None
+        else list(itertools.combinations(systems, 2))
+    )
+    # One stream of resamples for every metric: a numpy Generator seeded from random_state.
+    rng = np.random.default_rng(check_random_state(random_state).randint(2**31))
+    rows = []
+    # Metrics whose defined queries are the same share their resamples (all of them, unless zero_division=nan).
+    groups = {}
+    for metric in metrics:
+        defined = np.all([~np.isnan(report[metric]) for report in reports.values()], axis=0)
+        groups.setdefault(defined.tobytes(), (defined, []))[1].append(metric)
+    for defined, group in groups.values():
+        values = {metric: {name: report[metric][defined] for name, report in reports.items()} for metric in group}
+        rows += group_rows(values, pairs, test, n_resamples, confidence_level, rng)
+    rows.sort(key=lambda row: list(metrics).index(row["metric"]))
+    adjust(rows, correction)
+    n_queries = len(next(iter(reports.values()))["qid"])
+    return RankingComparison(rows, test, correction, confidence_level, n_queries)
+
+
+def check_systems(y_scores, baseline):
+    if not hasattr(y_scores, "items"):
+        raise TypeError(
+            f"y_scores must map system names to score arrays, as {{'bm25': s1, 'model': s2}}; got "
+            f"{type(y_scores).__name__}."
+        )
+    systems = dict(y_scores)
+    if len(systems) < 2:
+        raise ValueError(f"compare_rankings needs at least two systems in y_scores; got {len(systems)}.")
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"baseline={baseline!r} is not a system of y_scores; the systems are {list(systems)}.")
+    return systems
+
+
+def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
+    """The rows of metrics on the same queries: each system's mean and interval, then each pair's comparison.
+
+    ``values[metric][system]`` holds the per-query values. Every interval and
+    test of the group comes from the same resamples, as matrix products.
+    """
+    metrics, names = list(values), list(next(iter(values.values())))
+    columns = np.column_stack([values[metric][name] for metric in metrics for name in names])
+    # Each difference column is system b minus system a of the same metric: a matrix of +1 and -1.
+    contrast = np.zeros((columns.shape[1], len(metrics) * len(pairs)))
+    for m, j in itertools.product(range(len(metrics)), range(len(pairs))):
+        a, b = pairs[j]
+        contrast[m * len(names) + names.index(b), m * len(pairs) + j] = 1.0
+        contrast[m * len(names) + names.index(a), m * len(pairs) + j] = -1.0
+    differences = columns @ contrast
+    # One set of bootstrap resamples: the means of the systems, and so of their differences.
+    resampled = bootstrap_means(columns, n_resamples, rng)
+    resampled = np.column_stack([resampled, resampled @ contrast])
+    tail = (1 - confidence_level) / 2
+    low, high = (bound.tolist() for bound in np.quantile(resampled, [tail, 1 - tail], axis=0))
+    if test == "bootstrap":  # the shift method: resampled mean differences minus the observed ones
+        shifted = resampled[:, columns.shape[1] :] - differences.mean(axis=0)
+        pvalues = (1 + at_least(shifted, differences.mean(axis=0)).sum(axis=0)) / (1 + n_resamples)
+        pvalues = np.where(np.all(differences == 0, axis=0), 1.0, pvalues).tolist()
+    else:
+        pvalues = paired_pvalues(differences, test, n_resamples, rng)
+    means = range(columns.shape[1])
+    rows = []
+    for m, metric in enumerate(metrics):
+        system_rows = {}
+        for i, name in enumerate(names):
+            column = m * len(names) + i
+            system_rows[name] = {
+                "system": name,
+                "metric": metric,
+                "mean": float(values[metric][name].mean()),
+                "ci_low": low[column],
+                "ci_high": high[column],
+            }
+        compared = set()
+        for j, (a, b) in enumerate(pairs):
+            column = m * len(pairs) + j
+            d = differences[:, column]
+            compared.add(b)
+            rows.append(
+                {
+                    **system_rows[b],
+                    "baseline": a,
+                    "delta": float(d.mean()),
+                    "delta_ci_low": low[len(means) + column],
+                    "delta_ci_high": high[len(means) + column],
+                    "pvalue": pvalues[column],
+                    "effect_size": effect_size(d),
+                    "wins": int(np.sum(d > 0)),
+                    "ties": int(np.sum(d == 0)),
+                    "losses": int(np.sum(d < 0)),
+                }
+            )
+        rows[len(rows) - len(pairs) : len(rows) - len(pairs)] = [
+            {**system_rows[name], "baseline": None} for name in names if name not in compared
+        ]
+    return rows
+
+
+def effect_size(d):
+    """Cohen's d_z: the mean paired difference over its standard deviation (0 when both are 0)."""
+    spread = d.std(ddof=1) if len(d) > 1 else 0.0
+    if spread == 0:
+        return 0.0 if d.mean() == 0 else float(np.sign(d.mean()) * np.inf)
+    return float(d.mean() / spread)
+
+
+def bootstrap_counts(n_queries, n_resamples, rng):
+    """Blocks of bootstrap resamples as counts: row r says how often each query is drawn."""
+    for start in range(0, n_resamples, BLOCK):
+        size = min(BLOCK, n_resamples - start)
+        draws = rng.integers(0, n_queries, size=(size, n_queries), dtype=np.int64)
+        draws += (np.arange(size) * n_queries)[:, None]
+        yield np.bincount(draws.ravel(), minlength=size * n_queries).reshape(size, n_queries).astype(np.float64)
+
+
+def bootstrap_means(columns, n_resamples, rng):
+    """The mean of each column over ``n_resamples`` bootstrap resamples of the rows (queries)."""
+    n_queries = len(columns)
+    return np.concatenate([counts @ columns / n_queries for counts in bootstrap_counts(n_queries, n_resamples, rng)])
+
+
+def paired_pvalues(differences, test, n_resamples, rng):
+    """Two-sided p-values of a zero mean difference, one per column of paired differences."""
+    identical = np.all(differences == 0, axis=0)
+    if test == "t-test":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # constant differences
+            pvalues = stats.ttest_rel(differences, np.zeros_like(differences), axis=0).pvalue
+    elif test == "wilcoxon":
+        pvalues = np.array(
+            [1.0 if same else stats.wilcoxon(d).pvalue for d, same in zip(differences.T, identical, strict=True)]
+        )
+    else:
+        pvalues = randomization_pvalues(differences, n_resamples, rng)
+    return np.where(identical, 1.0, np.nan_to_num(pvalues, nan=1.0)).tolist()
+
+
+def at_least(statistics, observed):
+    """Whether each resampled |statistic| reaches the observed one, with a tolerance for rounding."""
+    return np.abs(statistics) >= np.abs(observed) * (1 - 1e-12)
+
+
+def randomization_pvalues(differences, n_resamples, rng):
+    """Sign-flip randomization: exact over all 2**n sign vectors when that many fit in ``n_resamples``."""
+    n_queries = len(differences)
+    observed = differences.mean(axis=0)
+    if 2**n_queries <= n_resamples:
+        signs = 1.0 - 2.0 * ((np.arange(2**n_queries)[:, None] >> np.arange(n_queries)) & 1)
+        return at_least(signs @ differences / n_queries, observed).mean(axis=0)
+    count = np.zeros(differences.shape[1])
+    for start in range(0, n_resamples, BLOCK):
+        size = min(BLOCK, n_resamples - start)
+        # Sum of s_i d_i with random signs s = 2 b - 1: 2 (b @ d) - sum(d), with bits b from random bytes.
+        bits = np.unpackbits(rng.integers(0, 256, size=(size, (n_queries + 7) // 8), dtype=np.uint8), axis=1)
+        flipped = 2.0 * (bits[:, :n_queries].astype(np.float64) @ differences) - differences.sum(axis=0)
+        count += at_least(flipped / n_queries, observed).sum(axis=0)
+    return (count + 1) / (n_resamples + 1)
+
+
+def adjust(rows, correction):
+    """Add ``pvalue_adjusted`` to every row, across all the (pair, metric) rows tested."""
+    tested = [row for row in rows if row["baseline"] is not None]
+    pvalues = np.array([row["pvalue"] for row in tested])
+    for row in rows:
+        row.setdefault("pvalue", np.nan)
+        row["pvalue_adjusted"] = np.nan
+        for key in COLUMNS:
+            row.setdefault(key, np.nan)
+    if not tested:
+        return
+    adjusted = holm_bonferroni(pvalues, correction)
+    for row, value in zip(tested, adjusted, strict=True):
+        row["pvalue_adjusted"] = float(value)
+
+
+def holm_bonferroni(pvalues, correction):
+    """Bonferroni (each p times the number of tests) or Holm's step-down adjustment, capped at 1."""
+    m = len(pvalues)
+    if correction is None:
+        return pvalues
+    if correction == "bonferroni":
+        return np.minimum(pvalues * m, 1.0)
+    order = np.argsort(pvalues, kind="stable")
+    stepped = np.maximum.accumulate(pvalues[order] * (m - np.arange(m)))
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted

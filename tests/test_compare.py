@@ -1,0 +1,152 @@
+"""compare_rankings: p-values equal scipy's, exact randomization, corrections, intervals, reproducibility."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sklearn_rankmetrics import compare_rankings, ndcg_score
+from sklearn_rankmetrics._compare import COLUMNS, bootstrap_means, holm_bonferroni
+
+
+def systems(n_queries=40, seed=0, docs=8):
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_queries), docs)
+    y_true = rng.integers(0, 3, len(qid))
+    scores = {
+        "noise": rng.normal(0, 1, len(qid)),
+        "weak": y_true + rng.normal(0, 2.5, len(qid)),
+        "strong": y_true + rng.normal(0, 1, len(qid)),
+    }
+    return y_true, scores, qid
+
+
+def differences(y_true, scores, qid, a, b, k=10):
+    per_query = {name: ndcg_score(y_true, s, qid=qid, k=k, average=False) for name, s in scores.items()}
+    return per_query[b] - per_query[a]
+
+
+def row(result, system, metric="ndcg@10", baseline="noise"):
+    frame = result.to_frame()
+    return frame[(frame.system == system) & (frame.metric == metric) & (frame.baseline == baseline)].iloc[0]
+
+
+@pytest.mark.parametrize(
+    ("test", "reference"),
+    [
+        ("t-test", lambda d: stats.ttest_rel(d, np.zeros_like(d)).pvalue),
+        ("wilcoxon", lambda d: stats.wilcoxon(d).pvalue),
+    ],
+)
+def test_pvalues_equal_scipy(test, reference):
+    y_true, scores, qid = systems()
+    result = compare_rankings(y_true, scores, qid=qid, baseline="noise", test=test, correction=None)
+    for system in ("weak", "strong"):
+        d = differences(y_true, scores, qid, "noise", system)
+        assert row(result, system).pvalue == pytest.approx(reference(d), rel=1e-12)
+        assert row(result, system).pvalue_adjusted == row(result, system).pvalue
+        assert row(result, system).delta == pytest.approx(d.mean(), rel=1e-12)
+        assert row(result, system).effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+        assert (row(result, system).wins, row(result, system).ties, row(result, system).losses) == (
+            np.sum(d > 0),
+            np.sum(d == 0),
+            np.sum(d < 0),
+        )
+
+
+def test_randomization_enumerates_small_inputs_exactly():
+    y_true, scores, qid = systems(n_queries=10)
+    result = compare_rankings(y_true, scores, qid=qid, baseline="noise", n_resamples=2**10, correction=None)
+    d = differences(y_true, scores, qid, "noise", "weak")
+    flips = np.array(list(itertools.product([1.0, -1.0], repeat=10)))
+    expected = np.mean(np.abs(flips @ d) >= np.abs(d.sum()) * (1 - 1e-12))
+    assert row(result, "weak").pvalue == expected
+
+
+def test_randomization_agrees_with_scipy_permutation_test():
+    y_true, scores, qid = systems(n_queries=60, seed=3)
+    result = compare_rankings(
+        y_true, scores, qid=qid, baseline="noise", n_resamples=20_000, correction=None, random_state=0
+    )
+    per_query = {name: ndcg_score(y_true, s, qid=qid, k=10, average=False) for name, s in scores.items()}
+    reference = stats.permutation_test(
+        (per_query["weak"], per_query["noise"]),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=20_000,
+        vectorized=True,
+        random_state=1,
+    ).pvalue
+    ours = row(result, "weak").pvalue
+    error = 4 * np.sqrt(reference * (1 - reference) / 20_000) + 1e-4  # Monte-Carlo error of both
+    assert abs(ours - reference) < 2 * error
+
+
+def test_holm_and_bonferroni_equal_a_hand_written_reference():
+    pvalues = np.array([0.01, 0.04, 0.03, 0.20, 0.004, 0.04])
+    m = len(pvalues)
+    np.testing.assert_allclose(holm_bonferroni(pvalues, "bonferroni"), np.minimum(pvalues * m, 1))
+    expected, running = np.empty(m), 0.0
+    for rank, index in enumerate(sorted(range(m), key=lambda i: pvalues[i])):
+        running = max(running, min(1.0, (m - rank) * pvalues[index]))
+        expected[index] = running
+    np.testing.assert_allclose(holm_bonferroni(pvalues, "holm"), expected)
+    y_true, scores, qid = systems()
+    result = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10", "mrr"], baseline="noise")
+    tested = result.to_frame().dropna(subset=["baseline"])
+    np.testing.assert_allclose(tested.pvalue_adjusted, holm_bonferroni(tested.pvalue.to_numpy(), "holm"))
+
+
+def test_bootstrap_intervals_cover_the_mean_at_about_the_nominal_rate():
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(300):
+        values = rng.exponential(1.0, size=(60, 1))  # skewed per-query values, true mean 1
+        low, high = np.quantile(bootstrap_means(values, 2000, rng), [0.05, 0.95])
+        covered += low <= 1.0 <= high
+    assert 0.84 <= covered / 300 <= 0.95
+
+
+@pytest.mark.parametrize("test", ["randomization", "t-test", "wilcoxon", "bootstrap"])
+def test_identical_systems_give_p_one_and_delta_zero(test):
+    y_true, scores, qid = systems()
+    result = compare_rankings(y_true, {"a": scores["weak"], "b": scores["weak"].copy()}, qid=qid, test=test)
+    compared = row(result, "b", baseline="a")
+    assert (compared.pvalue, compared.pvalue_adjusted, compared.delta, compared.effect_size) == (1.0, 1.0, 0.0, 0.0)
+    assert compared.ties == 40
+
+
+def test_results_are_reproducible_and_cover_every_pair():
+    y_true, scores, qid = systems()
+    first = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10", "map"], test="bootstrap", random_state=7)
+    second = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10", "map"], test="bootstrap", random_state=7)
+    frame = first.to_frame()
+    assert list(frame.columns) == list(COLUMNS)
+    assert frame.equals(second.to_frame())
+    pairs = set(zip(frame.dropna(subset=["baseline"]).baseline, frame.dropna(subset=["baseline"]).system, strict=True))
+    assert pairs == {("noise", "weak"), ("noise", "strong"), ("weak", "strong")}
+    strong = row(first, "strong")
+    assert strong.ci_low <= strong["mean"] <= strong.ci_high
+    assert strong.delta_ci_low <= strong.delta <= strong.delta_ci_high
+    assert "* p < 0.05 (bootstrap test, holm, 40 queries)" in str(first)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"y_scores": [1, 2]}, TypeError, "y_scores must map system names to score arrays"),
+        ({"y_scores": {"a": np.zeros(320)}}, ValueError, "needs at least two systems"),
+        ({"baseline": "bm25"}, ValueError, "baseline='bm25' is not a system of y_scores"),
+        ({"test": "anova"}, ValueError, "test must be one of"),
+        ({"correction": "fdr"}, ValueError, "correction must be one of 'holm', 'bonferroni', None"),
+        ({"n_resamples": 0}, ValueError, "n_resamples must be an integer >= 1"),
+        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\]"),
+        ({"sample_weight": np.ones(320)}, TypeError, "compare_rankings takes the options ties, zero_division"),
+    ],
+)
+def test_bad_arguments(kwargs, error, message):
+    y_true, scores, qid = systems()
+    arguments = {"y_scores": scores, **kwargs}
+    with pytest.raises(error, match=message):
+        compare_rankings(y_true, arguments.pop("y_scores"), qid=qid, **arguments)
