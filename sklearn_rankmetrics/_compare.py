@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 from sklearn.utils import check_random_state
 
+from ._parallel import map_in_threads
 from ._report import ranking_report
 from ._validation import check_option, check_real
 
@@ -329,19 +330,29 @@ def effect_size(d):
     return float(d.mean() / spread)
 
 
-def bootstrap_counts(n_queries, n_resamples, rng):
-    """Blocks of bootstrap resamples as counts: row r says how often each query is drawn."""
-    for start in range(0, n_resamples, BLOCK):
-        size = min(BLOCK, n_resamples - start)
-        draws = rng.integers(0, n_queries, size=(size, n_queries), dtype=np.int64)
-        draws += (np.arange(size) * n_queries)[:, None]
-        yield np.bincount(draws.ravel(), minlength=size * n_queries).reshape(size, n_queries).astype(np.float64)
+def resample_blocks(n_resamples, rng, function):
+    """``function(size, generator)`` over blocks of resamples on the library's threads, concatenated.
+
+    Each block draws from its own generator, seeded from ``rng`` in block
+    order, so the result does not depend on how many threads run the blocks.
+    """
+    sizes = [min(BLOCK, n_resamples - start) for start in range(0, n_resamples, BLOCK)]
+    generators = [np.random.default_rng(seed) for seed in rng.integers(2**63, size=len(sizes))]
+    return np.concatenate(map_in_threads(function, sizes, generators))
 
 
 def bootstrap_means(columns, n_resamples, rng):
     """The mean of each column over ``n_resamples`` bootstrap resamples of the rows (queries)."""
     n_queries = len(columns)
-    return np.concatenate([counts @ columns / n_queries for counts in bootstrap_counts(n_queries, n_resamples, rng)])
+
+    def block(size, generator):
+        # Row r of counts says how often each query is drawn in resample r.
+        draws = generator.integers(0, n_queries, size=(size, n_queries), dtype=np.int64)
+        draws += (np.arange(size) * n_queries)[:, None]
+        counts = np.bincount(draws.ravel(), minlength=size * n_queries).reshape(size, n_queries)
+        return counts.astype(np.float64) @ columns / n_queries
+
+    return resample_blocks(n_resamples, rng, block)
 
 
 def paired_pvalues(differences, test, n_resamples, rng):
@@ -372,13 +383,14 @@ def randomization_pvalues(differences, n_resamples, rng):
     if 2**n_queries <= n_resamples:
         signs = 1.0 - 2.0 * ((np.arange(2**n_queries)[:, None] >> np.arange(n_queries)) & 1)
         return at_least(signs @ differences / n_queries, observed).mean(axis=0)
-    count = np.zeros(differences.shape[1])
-    for start in range(0, n_resamples, BLOCK):
-        size = min(BLOCK, n_resamples - start)
+
+    def block(size, generator):
         # Sum of s_i d_i with random signs s = 2 b - 1: 2 (b @ d) - sum(d), with bits b from random bytes.
-        bits = np.unpackbits(rng.integers(0, 256, size=(size, (n_queries + 7) // 8), dtype=np.uint8), axis=1)
+        bits = np.unpackbits(generator.integers(0, 256, size=(size, (n_queries + 7) // 8), dtype=np.uint8), axis=1)
         flipped = 2.0 * (bits[:, :n_queries].astype(np.float64) @ differences) - differences.sum(axis=0)
-        count += at_least(flipped / n_queries, observed).sum(axis=0)
+        return at_least(flipped / n_queries, observed)
+
+    count = resample_blocks(n_resamples, rng, block).sum(axis=0)
     return (count + 1) / (n_resamples + 1)
 
 
