@@ -14,8 +14,8 @@ from ._precision import relevance
 from ._validation import check_real
 
 
-def exclusive_cumprod(values, positions):
-    """Product of the values of the rows above each row in its segment.
+def inclusive_cumprod(values, positions):
+    """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based).
 
     A log-depth scan (Hillis & Steele) over all segments at once: in step s
     every row multiplies in the row s places above it when that row is in the
@@ -27,8 +27,13 @@ def exclusive_cumprod(values, positions):
         same = positions[step:] >= step
         inclusive[step:][same] *= inclusive[:-step][same]
         step *= 2
+    return inclusive
+
+
+def exclusive_cumprod(values, positions):
+    """Product of the values of the rows above each row in its segment (1 for a segment's first row)."""
     exclusive = np.ones_like(values)
-    exclusive[1:] = inclusive[:-1]
+    exclusive[1:] = inclusive_cumprod(values, positions)[:-1]
     exclusive[positions == 0] = 1.0
     return exclusive
 
@@ -100,13 +105,6 @@ def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
     factors = np.where(j == 0, r / m, (m - r - j + 1.0) / (m - j))
     probability = inclusive_cumprod(factors, j)
     return np.add.reduceat(probability / (np.repeat(first, places) + j + 1.0), block_starts)
-
-
-def inclusive_cumprod(values, positions):
-    """Product of the values of each row and the rows above it in its segment (``positions`` 0-based)."""
-    product = exclusive_cumprod(values, positions)
-    product *= values
-    return product
 
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):

@@ -37,6 +37,8 @@ COLUMNS = (
     "ties",
     "losses",
 )
+# A system's row before (or without) a comparison with a baseline.
+EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None}
 # Resamples drawn at a time: a block of (BLOCK, n_queries) numbers stays small.
 BLOCK = 256
 # Options of compare_rankings that reach ranking_report.
@@ -238,7 +240,8 @@ def compare_rankings(
     for defined, group in groups.values():
         values = {metric: {name: report[metric][defined] for name, report in reports.items()} for metric in group}
         rows += group_rows(values, pairs, test, n_resamples, confidence_level, rng)
-    rows.sort(key=lambda row: list(metrics).index(row["metric"]))
+    order = {metric: i for i, metric in enumerate(metrics)}
+    rows.sort(key=lambda row: order[row["metric"]])
     adjust(rows, correction)
     n_queries = len(next(iter(reports.values()))["qid"])
     return RankingComparison(rows, test, correction, confidence_level, n_queries)
@@ -266,10 +269,10 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
     """
     metrics, names = list(values), list(next(iter(values.values())))
     columns = np.column_stack([values[metric][name] for metric in metrics for name in names])
+    n_systems = columns.shape[1]
     # Each difference column is system b minus system a of the same metric: a matrix of +1 and -1.
-    contrast = np.zeros((columns.shape[1], len(metrics) * len(pairs)))
-    for m, j in itertools.product(range(len(metrics)), range(len(pairs))):
-        a, b = pairs[j]
+    contrast = np.zeros((n_systems, len(metrics) * len(pairs)))
+    for m, (j, (a, b)) in itertools.product(range(len(metrics)), enumerate(pairs)):
         contrast[m * len(names) + names.index(b), m * len(pairs) + j] = 1.0
         contrast[m * len(names) + names.index(a), m * len(pairs) + j] = -1.0
     differences = columns @ contrast
@@ -277,38 +280,33 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
     resampled = bootstrap_means(columns, n_resamples, rng)
     resampled = np.column_stack([resampled, resampled @ contrast])
     tail = (1 - confidence_level) / 2
-    low, high = (bound.tolist() for bound in np.quantile(resampled, [tail, 1 - tail], axis=0))
-    if test == "bootstrap":  # the shift method: resampled mean differences minus the observed ones
-        shifted = resampled[:, columns.shape[1] :] - differences.mean(axis=0)
-        pvalues = (1 + at_least(shifted, differences.mean(axis=0)).sum(axis=0)) / (1 + n_resamples)
-        pvalues = np.where(np.all(differences == 0, axis=0), 1.0, pvalues).tolist()
-    else:
-        pvalues = paired_pvalues(differences, test, n_resamples, rng)
-    means = range(columns.shape[1])
+    low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
+    pvalues = paired_pvalues(differences, test, n_resamples, rng, resampled[:, n_systems:])
     rows = []
     for m, metric in enumerate(metrics):
-        system_rows = {}
-        for i, name in enumerate(names):
-            column = m * len(names) + i
-            system_rows[name] = {
+        summary = {
+            name: {
                 "system": name,
                 "metric": metric,
                 "mean": float(values[metric][name].mean()),
-                "ci_low": low[column],
-                "ci_high": high[column],
+                "ci_low": float(low[m * len(names) + i]),
+                "ci_high": float(high[m * len(names) + i]),
             }
-        compared = set()
+            for i, name in enumerate(names)
+        }
+        compared = {b for _, b in pairs}
+        rows += [{**EMPTY_ROW, **summary[name]} for name in names if name not in compared]
         for j, (a, b) in enumerate(pairs):
             column = m * len(pairs) + j
             d = differences[:, column]
-            compared.add(b)
             rows.append(
                 {
-                    **system_rows[b],
+                    **EMPTY_ROW,
+                    **summary[b],
                     "baseline": a,
                     "delta": float(d.mean()),
-                    "delta_ci_low": low[len(means) + column],
-                    "delta_ci_high": high[len(means) + column],
+                    "delta_ci_low": float(low[n_systems + column]),
+                    "delta_ci_high": float(high[n_systems + column]),
                     "pvalue": pvalues[column],
                     "effect_size": effect_size(d),
                     "wins": int(np.sum(d > 0)),
@@ -316,9 +314,6 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
                     "losses": int(np.sum(d < 0)),
                 }
             )
-        rows[len(rows) - len(pairs) : len(rows) - len(pairs)] = [
-            {**system_rows[name], "baseline": None} for name in names if name not in compared
-        ]
     return rows
 
 
@@ -355,9 +350,14 @@ def bootstrap_means(columns, n_resamples, rng):
     return resample_blocks(n_resamples, rng, block)
 
 
-def paired_pvalues(differences, test, n_resamples, rng):
-    """Two-sided p-values of a zero mean difference, one per column of paired differences."""
+def paired_pvalues(differences, test, n_resamples, rng, resampled):
+    """Two-sided p-values of a zero mean difference, one per column of paired differences.
+
+    ``resampled`` holds the bootstrap means of the differences (one row per
+    resample), which the shift method reuses.
+    """
     identical = np.all(differences == 0, axis=0)
+    observed = differences.mean(axis=0)
     if test == "t-test":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # constant differences
@@ -366,6 +366,8 @@ def paired_pvalues(differences, test, n_resamples, rng):
         pvalues = np.array(
             [1.0 if same else stats.wilcoxon(d).pvalue for d, same in zip(differences.T, identical, strict=True)]
         )
+    elif test == "bootstrap":  # the shift method: the resampled means moved to a zero mean
+        pvalues = (1 + at_least(resampled - observed, observed).sum(axis=0)) / (1 + len(resampled))
     else:
         pvalues = randomization_pvalues(differences, n_resamples, rng)
     return np.where(identical, 1.0, np.nan_to_num(pvalues, nan=1.0)).tolist()
@@ -395,19 +397,12 @@ def randomization_pvalues(differences, n_resamples, rng):
 
 
 def adjust(rows, correction):
-    """Add ``pvalue_adjusted`` to every row, across all the (pair, metric) rows tested."""
+    """Set ``pvalue_adjusted`` of the rows of a pair, across all the (pair, metric) rows tested."""
     tested = [row for row in rows if row["baseline"] is not None]
-    pvalues = np.array([row["pvalue"] for row in tested])
-    for row in rows:
-        row.setdefault("pvalue", np.nan)
-        row["pvalue_adjusted"] = np.nan
-        for key in COLUMNS:
-            row.setdefault(key, np.nan)
-    if not tested:
-        return
-    adjusted = holm_bonferroni(pvalues, correction)
-    for row, value in zip(tested, adjusted, strict=True):
-        row["pvalue_adjusted"] = float(value)
+    if tested:
+        adjusted = holm_bonferroni(np.array([row["pvalue"] for row in tested]), correction)
+        for row, value in zip(tested, adjusted, strict=True):
+            row["pvalue_adjusted"] = float(value)
 
 
 def holm_bonferroni(pvalues, correction):

@@ -118,7 +118,7 @@ def greedy(judgements, starts, sizes, depth, alpha, *, maximize=True, blocks=Non
 def tie_order(judgements, ranking, alpha, ties, k):
     """Rows in rank order, tied documents ordered worst or best gain first at each rank."""
     blocks = np.repeat(np.arange(len(ranking.block_starts)), ranking.block_sizes)
-    depth = min(k or ranking.query_sizes.max(), ranking.query_sizes.max())
+    depth = k or ranking.query_sizes.max()  # k is no deeper than the longest query
     chosen, _ = greedy(
         judgements,
         ranking.query_starts,

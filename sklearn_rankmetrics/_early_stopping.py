@@ -16,6 +16,7 @@ import inspect
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._dcg import ndcg_score
 from ._registry import parse_metric_name
 
 
@@ -77,7 +78,7 @@ def catboost_params(estimator, X_val, y_val, group, metric, name, rounds):
     """CatBoost: the held-out queries as an evaluation Pool with ``group_id``; its own metric of that name."""
     catboost = import_booster("catboost")
     score_func, options = parse_metric_name(name)
-    if score_func.__name__ == "ndcg_score" and options.get("gain", "linear") == "linear":
+    if score_func is ndcg_score and options.get("gain", "linear") == "linear":
         top = options.get("k")
         estimator.set_params(eval_metric="NDCG" if top is None else f"NDCG:top={top}")
     return {

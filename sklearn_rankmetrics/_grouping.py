@@ -43,6 +43,15 @@ def query_id_array(qid):
     return values
 
 
+def distinct_query_ids(qid, *, return_counts=False):
+    """The distinct query ids, sorted, as ``np.unique(qid)`` gives them (objects for tuple ids).
+
+    With ``return_counts``, also the number of rows of each.
+    """
+    values = np.asarray(qid)
+    return np.unique(values if values.ndim == 1 else query_id_array(qid), return_counts=return_counts)
+
+
 def encode_qid(qid, n_rows):
     """Return non-negative integer codes that sort like the query ids, one per row.
 

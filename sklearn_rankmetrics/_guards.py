@@ -9,8 +9,6 @@ import warnings
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-from ._grouping import query_id_array
-
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5
 
@@ -43,11 +41,6 @@ class QueryGroupWarning(UserWarning):
     >>> print(str(caught[0].message)[:60])
     100% of the 20 queries scored have a single document, where
     """
-
-
-def query_sizes(qid):
-    """The distinct query ids, sorted, and the number of rows of each."""
-    return np.unique(query_id_array(qid), return_counts=True)
 
 
 def warn_single_document_queries(sizes, *, stacklevel=3):

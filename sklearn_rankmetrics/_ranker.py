@@ -14,8 +14,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dcg import ndcg_score
 from ._early_stopping import BOOSTERS, split_queries, validation_metric
-from ._grouping import differs_from_previous, encode_qid, group_by_query, query_id_array, query_weight
-from ._guards import query_sizes, warn_scored_on_training_queries, warn_single_document_queries
+from ._grouping import (
+    differs_from_previous,
+    distinct_query_ids,
+    encode_qid,
+    group_by_query,
+    query_id_array,
+    query_weight,
+)
+from ._guards import warn_scored_on_training_queries, warn_single_document_queries
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
 from ._registry import parse_metric_name
 from ._scorer import ranking_scores
@@ -222,7 +229,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
         codes = None if qid is None else encode_qid(qid, X.shape[0])
         if qid is not None:
-            self.train_queries_ = query_sizes(qid)
+            self.train_queries_ = distinct_query_ids(qid, return_counts=True)
         estimator = clone(self.estimator)
         rows = None
         if self.group_param_ is not None:
@@ -329,7 +336,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
         check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
         score = ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
-        ids, sizes = query_sizes(qid)
+        ids, sizes = distinct_query_ids(qid, return_counts=True)
         warn_single_document_queries(sizes, stacklevel=2)
         warn_scored_on_training_queries(self, ids, sizes, stacklevel=2)
         return score

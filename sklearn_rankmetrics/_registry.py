@@ -109,8 +109,9 @@ def parse_metric_name(name):
         )
     score_func, preset = SCORER_NAMES[base]
     options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
-    for key in sorted(set(options) & set(preset)):
-        raise ValueError(f"{name!r} sets {key}, which {base!r} already sets to {preset[key]!r}.")
+    clash = sorted(set(options) & set(preset))
+    if clash:
+        raise ValueError(f"{name!r} sets {clash[0]}, which {base!r} already sets to {preset[clash[0]]!r}.")
     cutoffs = [text for text in (k, match["k"]) if text is not None]
     if cutoffs:
         if len(cutoffs) > 1 or "k" in options:
@@ -141,19 +142,17 @@ def parse_options(text, name):
             raise ValueError("not a single call")
         if call.args or any(keyword.arg is None for keyword in call.keywords):
             raise ValueError("positional option")
-        options = {}
-        for keyword in call.keywords:
-            if keyword.arg in options:
-                raise ValueError(f"{name!r} sets {keyword.arg} twice; give each option once.")
-            options[keyword.arg] = literal(keyword.value)
-        return options
+        pairs = [(keyword.arg, literal(keyword.value)) for keyword in call.keywords]
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as error:
-        if isinstance(error, ValueError) and "twice" in str(error):
-            raise
         raise ValueError(
             f"The options of {name!r} must be keyword=literal pairs (strings, numbers, True, False, None, nan), "
             'as in "ndcg@10(zero_division=1.0)".'
         ) from error
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"{name!r} sets {repeated[0]} twice; give each option once.")
+    return dict(pairs)
 
 
 def literal(node):

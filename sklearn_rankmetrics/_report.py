@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._docs import fill_doc
-from ._grouping import query_id_array, rank_queries
+from ._grouping import distinct_query_ids, rank_queries
 from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
 from ._validation import check_zero_division
@@ -84,7 +84,7 @@ def ranking_report(
     ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
     report = {}
     if not average:
-        report["qid"] = np.arange(ranking.n_queries) if qid is None else unique_ids(qid)
+        report["qid"] = np.arange(ranking.n_queries) if qid is None else distinct_query_ids(qid)
     zero_divisions = [options.pop("zero_division", zero_division) for _, _, options in requests]
     # The metrics only read the shared ranking, and numpy releases the GIL in
     # its loops: they run side by side, one per core.
@@ -93,9 +93,3 @@ def ranking_report(
     for (name, _, _), (values, defined), name_zero_division in zip(requests, results, zero_divisions, strict=True):
         report[name] = ranking.aggregate(values, defined, average=average, zero_division=name_zero_division)
     return report
-
-
-def unique_ids(qid):
-    """The distinct query ids, sorted: in numpy's own type for them, as objects for tuple ids."""
-    values = np.asarray(qid)
-    return np.unique(values if values.ndim == 1 else query_id_array(qid))

@@ -12,8 +12,8 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ._grouping import distinct_query_ids
 from ._guards import (
-    query_sizes,
     warn_qid_learned_as_feature,
     warn_scored_on_training_queries,
     warn_single_document_queries,
@@ -105,7 +105,7 @@ class RankingScorer:
             warn_qid_learned_as_feature(estimator, X, self._qid_column)
         y_score = ranking_scores(estimator, X, self._response)
         score = self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
-        ids, sizes = query_sizes(qid)  # the metric has validated qid
+        ids, sizes = distinct_query_ids(qid, return_counts=True)  # the metric has validated qid
         warn_single_document_queries(sizes)
         warn_scored_on_training_queries(estimator, ids, sizes)
         return self._sign * score
