@@ -5,7 +5,10 @@ from ._compare import RankingComparison, compare_rankings
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
+from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
 from ._precision import (
+    f1_at_k_score,
+    hit_rate_score,
     mean_average_precision_score,
     precision_at_k_score,
     r_precision_score,
@@ -23,13 +26,17 @@ __all__ = [
     "QueryGroupWarning",
     "RankingComparison",
     "alpha_ndcg_score",
+    "bpref_score",
     "compare_rankings",
     "cumulative_gain_score",
     "dcg_score",
     "expected_reciprocal_rank_score",
+    "f1_at_k_score",
     "get_ranking_scorer",
     "get_ranking_scorer_names",
+    "hit_rate_score",
     "intent_aware_err_score",
+    "interpolated_precision_score",
     "load_svmlight_ranking",
     "make_ranking",
     "make_ranking_scorer",
@@ -39,6 +46,7 @@ __all__ = [
     "precision_at_k_score",
     "qid_from_sizes",
     "r_precision_score",
+    "rank_biased_precision_score",
     "ranking_report",
     "recall_at_k_score",
     "subtopic_recall_score",

@@ -113,12 +113,12 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     limit = ranking.query_sizes.max() if k is None else k
     if not ranking.has_ties:
         # The first relevant row of each query that has one.
-        found = n_relevant > 0
+        found = (n_relevant if ranking.retrieved is None else ranking.query_count(relevant)) > 0
         relevant_rows = np.flatnonzero(relevant)
         first = relevant_rows[np.searchsorted(relevant_rows, ranking.query_starts[found])] - ranking.query_starts[found]
         reciprocal_rank = np.zeros(ranking.n_queries)
         reciprocal_rank[found] = np.where(first < limit, 1.0 / (first + 1.0), 0.0)
-        return reciprocal_rank, found
+        return reciprocal_rank, n_relevant > 0
     # The first block that holds a relevant document decides.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
     blocks = np.flatnonzero(deciding)
@@ -135,7 +135,7 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
 def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     k = ranking.cutoff(k)
     labels = ranking.labels
-    top = labels.max()
+    top = ranking.judged_labels.max()
     if max_grade is None:
         max_grade = top
     else:

@@ -65,7 +65,7 @@ def check_no_overflow(dcg, metric):
 
 def ideal_dcg(ranking, gain, weights, scale=1.0):
     """DCG of each query's own labels sorted in descending order, with every gain times ``scale``."""
-    labels = ranking.labels
+    labels = ranking.judged_labels  # the ideal ranking retrieves every judged document
     top = labels.max()
     grades = labels.astype(np.uint8) if top <= 64 else None
     if grades is not None and np.array_equal(labels, grades):
@@ -88,7 +88,8 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
     k = ranking.cutoff(k)
     weights = rank_weights(discount, ranking.query_sizes.max(), k)
     gains = gain_values(ranking.labels, gain)
-    scale = sum_safe_scale(gains.max(), ranking.query_sizes.max()) if normalize else 1.0
+    top_gain = gain_values(ranking.judged_labels.max(), gain)
+    scale = sum_safe_scale(top_gain, ranking.query_sizes.max()) if normalize else 1.0
     if scale != 1.0:
         gains = gains * scale
     with np.errstate(over="ignore"):  # an overflow is raised as an error below

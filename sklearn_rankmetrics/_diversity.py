@@ -17,6 +17,7 @@ from ._validation import (
     check_k,
     check_option,
     check_real,
+    check_scores,
     check_sample_weight,
     check_zero_division,
 )
@@ -53,7 +54,7 @@ def rank_subtopics(y_true, y_score, *, qid, ties, sample_weight, allowed_ties):
         raise ValueError(
             f"y_true has {len(judgements)} rows but y_score has {len(y_score)}; give one score per document."
         )
-    check_finite(y_score, "y_score")
+    check_scores(y_score)
     n_rows = len(y_score)
     codes = np.zeros(n_rows, dtype=np.int64) if qid is None else encode_qid(qid, n_rows)
     weight = check_sample_weight(sample_weight, n_rows)
@@ -308,7 +309,7 @@ def alpha_ndcg_score(
     if ties != "stable" and ranking.has_ties:
         judgements = judgements[tie_order(judgements, ranking, alpha, ties, k)]
     weights = 1.0 / np.log2(np.arange(2.0, depth + 2.0))
-    gains = alpha_gains(judgements, ranking, alpha)
+    gains = alpha_gains(ranking.shown(judgements), ranking, alpha)
     top = ranking.positions < depth
     dcg = ranking.query_sum(np.where(top, gains * weights[np.minimum(ranking.positions, depth - 1)], 0.0))
     values, defined = ratio(dcg, ideal_alpha_dcg(by_query, ranking, alpha, weights, ideal))
@@ -459,15 +460,15 @@ def subtopic_recall_score(
     """
     k = check_k(k)
     check_zero_division(zero_division)
-    ranking, judgements, _, ties = rank_subtopics(
+    ranking, judgements, by_query, ties = rank_subtopics(
         y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=TIES_ALL
     )
     k = ranking.cutoff(k)
-    covers = (judgements > 0).astype(np.float64)
+    covers = ranking.shown((judgements > 0).astype(np.float64))
     if ties in ("pessimistic", "optimistic") and ranking.has_ties:
         # With alpha = 1 a document's alpha gain is the number of subtopics it adds.
         covers = covers[tie_order(covers, ranking, 1.0, ties, k)]
-    present = np.maximum.reduceat(covers, ranking.query_starts, axis=0) > 0
+    present = np.maximum.reduceat(by_query, ranking.query_starts, axis=0) > 0
     n_subtopics = present.sum(axis=1)
     depth = ranking.query_sizes.max() if k is None else k
     if ties == "average" and ranking.has_ties:

@@ -4,7 +4,10 @@ PARAMETERS = {
     "y_true_y_score": """y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
         Non-negative relevance labels, one per document.
     y_score : array-like of the same shape as ``y_true``
-        Predicted scores, finite; a higher score ranks higher.""",
+        Predicted scores; a higher score ranks higher. ``-inf`` marks a judged
+        document that was **not retrieved**: it takes no rank and earns
+        nothing, but its label counts in the query's number of relevant
+        documents and in its ideal ranking. NaN and ``+inf`` are errors.""",
     "qid": """qid : array-like of shape (n_samples,), default=None
         Query id of each row, of any comparable type (int of any width, str,
         bytes, tuples, dates, a pandas Series or Categorical); the rows of a
@@ -15,7 +18,9 @@ PARAMETERS = {
         J(d, i) in [0, 1]: 1 when document d is relevant to subtopic (intent)
         i, 0 when not; values between mean a judged probability.
     y_score : array-like of shape (n_samples,)
-        Predicted scores, finite; a higher score ranks higher.
+        Predicted scores; a higher score ranks higher, and ``-inf`` marks a
+        judged document that was not retrieved (it covers nothing, but counts
+        in the ideal ranking and the query's subtopics).
     qid : array-like of shape (n_samples,), default=None
         Query id of each row, of any comparable type; the rows of a query
         need not be contiguous. None: a single query.""",

@@ -25,6 +25,7 @@ from ._validation import (
     check_no_missing,
     check_option,
     check_sample_weight,
+    check_scores,
     check_zero_division,
 )
 
@@ -118,6 +119,9 @@ def sort_within_queries(codes, y_score, rows=None):
     the first row of each chunk, a query start).
     """
     low, high = y_score.min(), y_score.max()
+    if low == -np.inf:  # documents not retrieved: their key sorts them after every score of their query
+        finite = y_score[y_score > low]
+        low, high = (finite.min(), high) if len(finite) else (0.0, 0.0)
     span = high - low
     if not np.isfinite(span):
         scores = y_score if rows is None else y_score[rows]
@@ -138,6 +142,7 @@ def sort_within_queries(codes, y_score, rows=None):
         np.subtract(high, scores, out=key)
         if span > 0:
             key /= span
+        np.minimum(key, 1.5, out=key)  # -inf: between this query's lowest score (1) and the next query (2)
         key += codes[start:stop]
         key += codes[start:stop]
         chunk_order = np.argsort(key, kind="stable")
@@ -257,6 +262,12 @@ class Ranking:
     ----------
     labels : ndarray of shape (n_rows,)
         Relevance labels in rank order.
+    retrieved : ndarray of bool or None
+        Which rows were retrieved (scored above ``-inf``); None when all were.
+        The others rank last, below every cutoff: the ranking shows them
+        with label 0 (:attr:`labels`), but their judgements still count in
+        :attr:`judged_labels`, which the ideal ranking and the number of
+        relevant documents of a query come from.
     query_starts : ndarray of int
         Index of the first row of each query.
     block_starts : ndarray of int or None
@@ -266,8 +277,10 @@ class Ranking:
         Weight of each query in the mean.
     """
 
-    def __init__(self, labels, query_starts, block_starts=None, query_weights=None):
-        self.labels = labels
+    def __init__(self, labels, query_starts, block_starts=None, query_weights=None, retrieved=None):
+        self.judged_labels = labels
+        self.retrieved = retrieved
+        self.labels = self.shown(labels)
         self.query_starts = query_starts
         self.block_starts = block_starts
         self.query_weights = query_weights
@@ -277,6 +290,17 @@ class Ranking:
     def positions(self):
         """0-based position of each row in its query."""
         return positions_in_segments(self.query_starts, self.n_rows)
+
+    def shown(self, values):
+        """Row ``values`` (in rank order) as the ranking shows them: 0 on the rows not retrieved."""
+        if self.retrieved is None:
+            return values
+        return np.where(self.retrieved.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
+
+    @cached_property
+    def n_retrieved(self):
+        """Number of retrieved rows of each query."""
+        return self.query_sizes if self.retrieved is None else self.query_count(self.retrieved)
 
     @property
     def n_rows(self):
@@ -381,29 +405,33 @@ class Ranking:
         return segment_rows(self.query_starts, np.minimum(self.query_sizes, k))
 
     def with_labels(self, labels):
-        """The same ranking with other labels (in rank order), sharing the segments."""
+        """The same ranking with other judged labels (in rank order), sharing the segments."""
         ranking = copy.copy(self)
-        ranking.labels, ranking._relevance = labels, {}
+        ranking.judged_labels, ranking._relevance = labels, {}
+        ranking.labels = self.shown(labels)
         return ranking
 
     def relevance(self, threshold):
         """The rows with a label >= ``threshold``, cached per threshold for the metrics of a report.
 
-        Returns the boolean mask and the number of those rows per query and
-        per block (the mask itself without ties).
+        Returns the boolean mask of the retrieved ones, the number of relevant
+        rows per query (retrieved or not: the denominator of recall) and the
+        number of retrieved relevant rows per block (the mask itself without
+        ties).
         """
         if threshold not in self._relevance:
             mask = self.labels >= threshold
             # Counts from one running total: reduceat costs far more over a million short blocks.
             running = running_count(mask)
-            per_query = counts_between(running, self.query_starts)
+            judged = running if self.retrieved is None else running_count(self.judged_labels >= threshold)
+            per_query = counts_between(judged, self.query_starts)
             per_block = counts_between(running, self.block_starts).astype(np.float64) if self.has_ties else mask
             self._relevance[threshold] = Relevance(mask, per_query, per_block)
         return self._relevance[threshold]
 
     def has_relevant(self, threshold=None):
         """Whether each query has a label > 0 (or one >= ``threshold``)."""
-        top = np.maximum.reduceat(self.labels, self.query_starts)
+        top = np.maximum.reduceat(self.judged_labels, self.query_starts)
         return top > 0 if threshold is None else top >= threshold
 
     def aggregate(self, values, defined, *, average=True, zero_division=0.0):
@@ -442,8 +470,8 @@ def weighted_mean(values, weights=None):
     return float(np.ldexp(np.average(np.ldexp(values, -exponent), weights=weights), exponent))
 
 
-def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=None):
-    """Validate the inputs of a metric and return their :class:`Ranking`.
+def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=None, return_order=False):
+    """Validate the inputs of a metric and return their :class:`Ranking` (and the order that sorts them).
 
     ``y_true`` and ``y_score`` are 1-D with one row per document and ``qid`` the
     query of each row (None: a single query), or 2-D with one query per row and
@@ -458,7 +486,7 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
             "Give one label and one score per document."
         )
     check_labels(y_true)
-    check_finite(y_score, "y_score")
+    check_scores(y_score)
     if y_true.ndim == 2:
         if qid is not None:
             raise ValueError(
@@ -475,7 +503,8 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
         codes = np.zeros(n_rows, dtype=np.int64) if qid is None else encode_qid(qid, n_rows)
         weight = check_sample_weight(sample_weight, n_rows)
 
-    return build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid)[0]
+    ranking, order = build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid)
+    return (ranking, order) if return_order else ranking
 
 
 def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
@@ -491,7 +520,8 @@ def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
         if not changes.all():
             block_starts = np.flatnonzero(changes)
     del changes, is_start
-    return Ranking(labels[order], query_starts, block_starts, query_weights), order
+    retrieved = y_score[order] > -np.inf if y_score.min() == -np.inf else None
+    return Ranking(labels[order], query_starts, block_starts, query_weights, retrieved), order
 
 
 def query_weight(sorted_weight, is_query_start, qid, order, *, reason=""):

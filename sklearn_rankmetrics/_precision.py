@@ -1,6 +1,7 @@
 """Binary-relevance metrics: precision, recall and R-precision at k, average precision."""
 
 import numpy as np
+from scipy.stats import hypergeom
 
 from ._docs import fill_doc
 from ._grouping import evaluate, positions_in_segments, ratio
@@ -27,8 +28,31 @@ def hits(ranking, in_block, cutoff):
 def _precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    per_query = ranking.query_sizes if k is None else k  # k, even past the end of a query
-    return hits(ranking, in_block, ranking.cutoff(k)) / per_query, n_relevant > 0
+    per_query = ranking.n_retrieved if k is None else k  # k, even past the end of a query
+    return ratio(hits(ranking, in_block, ranking.cutoff(k)), per_query)[0], n_relevant > 0
+
+
+def _hit_rate(ranking, *, k=None, relevance_threshold=1):
+    k = ranking.cutoff(k)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    if not ranking.has_ties:
+        return (hits(ranking, in_block, k) > 0).astype(np.float64), n_relevant > 0
+    # The top k misses every relevant document only if the blocks above the one
+    # that straddles rank k hold none, and that block's v visible places, out of
+    # m, hold none of its r: a hypergeometric probability, C(m - r, v) / C(m, v).
+    visible, sizes = ranking.visible(k), ranking.block_sizes
+    miss = np.where((visible > 0) & (in_block > 0), 0.0, 1.0)
+    partial = np.flatnonzero((visible > 0) & (visible < sizes) & (in_block > 0))
+    miss[partial] = hypergeom.pmf(0, sizes[partial], in_block[partial], visible[partial])
+    return 1.0 - np.multiply.reduceat(miss, ranking.query_block_starts), n_relevant > 0
+
+
+def _f1(ranking, *, k=None, relevance_threshold=1):
+    k = check_k(k)
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    examined = ranking.n_retrieved if k is None else k  # as the denominator of P@k
+    # F1 = 2 P R / (P + R) = 2 hits / (k + R): linear in hits, so exact for averaged ties.
+    return ratio(2.0 * hits(ranking, in_block, ranking.cutoff(k)), examined + n_relevant)[0], n_relevant > 0
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1):
@@ -51,8 +75,9 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
         relevant_rows = np.flatnonzero(relevant)
-        query = np.repeat(np.arange(ranking.n_queries), n_relevant)
-        found = positions_in_segments(np.cumsum(n_relevant)[n_relevant > 0] - n_relevant[n_relevant > 0], len(query))
+        n_found = n_relevant if ranking.retrieved is None else ranking.query_count(relevant)
+        query = np.repeat(np.arange(ranking.n_queries), n_found)
+        found = positions_in_segments(np.cumsum(n_found)[n_found > 0] - n_found[n_found > 0], len(query))
         ranks = relevant_rows - ranking.query_starts[query] + 1.0
         terms = (found + 1.0) / ranks
         if k is not None:
@@ -361,4 +386,133 @@ def mean_average_precision_score(
         k=k,
         relevance_threshold=relevance_threshold,
         denominator=denominator,
+    )
+
+
+@fill_doc
+def hit_rate_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Hit rate at k (success@k): whether the top k hold at least one relevant document.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        The share of queries with a hit; per query 1 or 0 (a probability in
+        between when ties are averaged).
+
+    See Also
+    --------
+    mean_reciprocal_rank_score : Also rewards an early first hit.
+
+    Notes
+    -----
+    trec_eval's ``success_k`` and ir_measures' ``Success@k``; recommender
+    libraries call it HitRate@k or HR@k. With ties averaged, a tie block that
+    straddles rank k with :math:`v` of its :math:`m` places visible and
+    :math:`r` relevant documents misses them all with the hypergeometric
+    probability :math:`\binom{m-r}{v} / \binom{m}{v}`. A query without a
+    relevant document scores ``zero_division``.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import hit_rate_score
+    >>> hit_rate_score([0, 0, 1, 0, 1, 0], [6, 5, 4, 3, 2, 1], qid=[1, 1, 1, 2, 2, 2], k=2, average=False)
+    array([0., 1.])
+    """
+    return evaluate(
+        _hit_rate,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
+    )
+
+
+@fill_doc
+def f1_at_k_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    k=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""F1 at k: the harmonic mean of precision at k and recall at k.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    %(k)s
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        F1@k, in [0, 1].
+
+    See Also
+    --------
+    precision_at_k_score, recall_at_k_score : The two means combined.
+
+    Notes
+    -----
+    .. math:: \mathrm{F1@k} = \frac{2\, \mathrm{P@k}\, \mathrm{R@k}}{\mathrm{P@k} + \mathrm{R@k}}
+              = \frac{2\, |\{\text{relevant in the top } k\}|}{k + R}
+
+    with P@k's denominator ``k`` (the number of retrieved documents when ``k``
+    is None: trec_eval's ``set_F``). A query with :math:`R = 0` scores
+    ``zero_division``.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import f1_at_k_score
+    >>> f1_at_k_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], k=2)
+    0.5
+    """
+    return evaluate(
+        _f1,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        k=k,
+        relevance_threshold=relevance_threshold,
     )

@@ -16,11 +16,16 @@ from ._cascade import (
 )
 from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
+from ._ir_measures import _bpref, _rank_biased_precision, bpref_score, rank_biased_precision_score
 from ._precision import (
     _average_precision,
+    _f1,
+    _hit_rate,
     _precision,
     _r_precision,
     _recall,
+    f1_at_k_score,
+    hit_rate_score,
     mean_average_precision_score,
     precision_at_k_score,
     r_precision_score,
@@ -37,6 +42,10 @@ METRICS = {
     "recall": recall_at_k_score,
     "r_precision": r_precision_score,
     "err": expected_reciprocal_rank_score,
+    "hit_rate": hit_rate_score,
+    "f1": f1_at_k_score,
+    "bpref": bpref_score,
+    "rbp": rank_biased_precision_score,
 }
 
 # Scorer names: a metric and the options its name implies. "ndcg_exp" is NDCG with
@@ -61,10 +70,12 @@ ALIASES = {
     "p": "precision",
     "r": "recall",
     "rprec": "r_precision",
+    "success": "hit_rate",
+    "hr": "hit_rate",
 }
 # trec_eval's measures with the cutoff after an underscore: ndcg_cut_10, P_10, map_cut_5, recall_100.
-TREC_CUTOFF = re.compile(r"^(?P<base>ndcg_cut|p|map_cut|recall)_(?P<k>[0-9]+)$")
-TREC_BASES = {"ndcg_cut": "ndcg", "p": "precision", "map_cut": "map", "recall": "recall"}
+TREC_CUTOFF = re.compile(r"^(?P<base>ndcg_cut|p|map_cut|recall|success)_(?P<k>[0-9]+)$")
+TREC_BASES = {"ndcg_cut": "ndcg", "p": "precision", "map_cut": "map", "recall": "recall", "success": "hit_rate"}
 
 # The per-query computation behind each public metric, for sharing one ranking.
 KERNELS = {
@@ -77,6 +88,10 @@ KERNELS = {
     recall_at_k_score: _recall,
     r_precision_score: _r_precision,
     expected_reciprocal_rank_score: _expected_reciprocal_rank,
+    hit_rate_score: _hit_rate,
+    f1_at_k_score: _f1,
+    bpref_score: _bpref,
+    rank_biased_precision_score: _rank_biased_precision,
 }
 
 NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*?)(?:@(?P<k>[0-9]+))?(?:\((?P<options>.*)\))?$", re.DOTALL)
@@ -105,7 +120,7 @@ def parse_metric_name(name):
         raise ValueError(
             f"{name!r} is not a ranking metric name.{hint} Valid names are {', '.join(sorted(SCORER_NAMES))}, "
             "each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, RR, recip_rank, P@k, R@k, "
-            "Rprec, ndcg_cut_k, P_k, map_cut_k and recall_k (in any case)."
+            "Rprec, Success@k, HR@k, ndcg_cut_k, P_k, map_cut_k, recall_k and success_k (in any case)."
         )
     score_func, preset = SCORER_NAMES[base]
     options = parse_options(match["options"] or "", name) if match["options"] is not None else {}

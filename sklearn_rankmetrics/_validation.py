@@ -89,6 +89,18 @@ def check_finite(array, name):
         raise ValueError(f"{name} contains {kind}; every value must be finite. Drop or impute those rows first.")
 
 
+def check_scores(y_score, name="y_score"):
+    """Raise unless every score is finite or ``-inf``, the mark of a judged document that was not retrieved."""
+    with np.errstate(invalid="ignore"):
+        if np.isfinite(np.sum(y_score)) or not (np.isnan(y_score).any() or (y_score == np.inf).any()):
+            return
+    kind = "NaN" if np.isnan(y_score).any() else "+inf"
+    raise ValueError(
+        f"{name} contains {kind}; every score must be finite, or -inf for a judged document that was not "
+        "retrieved. Drop or impute those rows first."
+    )
+
+
 def is_missing(value):
     """Whether one value is a missing-value marker: None, NaN, NaT or pandas' NA."""
     if value is None or type(value).__name__ in ("NAType", "NaTType"):

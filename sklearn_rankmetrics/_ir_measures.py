@@ -1,0 +1,360 @@
+"""Measures of IR test collections: bpref, rank-biased precision, interpolated precision.
+
+They come from TREC practice, where judgements are incomplete: a run retrieves
+documents nobody judged. ``judged`` marks the rows that were; the others are
+skipped by bpref and make up the residual of RBP.
+"""
+
+import numpy as np
+
+from ._dcg import _dcg
+from ._docs import fill_doc
+from ._grouping import positions_in_segments, rank_queries, ratio
+from ._validation import as_float_array, check_option, check_real, check_zero_division
+
+STRICT_TIES = ("stable", "pessimistic", "optimistic")
+# trec_eval's 11 standard recall levels.
+ELEVEN_POINTS = tuple(np.round(np.arange(11) / 10, 1))
+
+
+def judged_in_rank_order(judged, order, n_rows):
+    """The ``judged`` mask (one bool per input row, None: all judged) in rank order."""
+    if judged is None:
+        return None
+    mask = np.asarray(judged)
+    if mask.shape != (n_rows,) or mask.dtype.kind != "b":
+        raise ValueError(
+            f"judged must be a boolean array with one value per row ({n_rows}); got "
+            f"{'dtype ' + str(mask.dtype) if mask.shape == (n_rows,) else 'shape ' + str(mask.shape)}."
+        )
+    return mask[order]
+
+
+def _bpref(ranking, *, relevance_threshold=1, judged=None):
+    threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
+    relevant, n_relevant, in_block = ranking.relevance(threshold)
+    judged_labels = ranking.judged_labels
+    nonrelevant = judged_labels < threshold
+    if judged is not None:
+        nonrelevant &= judged
+    n_nonrelevant = ranking.query_count(nonrelevant)  # retrieved or not
+    if ranking.retrieved is not None:
+        nonrelevant &= ranking.retrieved
+    nonrelevant_in_block = ranking.per_block(nonrelevant.astype(np.float64))
+    above = ranking.before_in_query(nonrelevant_in_block)
+    # A relevant document placed uniformly in its tie block has each of
+    # 0..s of the block's s judged non-relevant documents above it with the
+    # same chance (unjudged ones are skipped): the mean of min(above + x, R).
+    limit = n_relevant[ranking.query_of_block].astype(np.float64)
+    below_limit = np.clip(limit - above, 0, nonrelevant_in_block + 1)
+    capped = (
+        below_limit * above + below_limit * (below_limit - 1) / 2 + (nonrelevant_in_block + 1 - below_limit) * limit
+    )
+    capped /= nonrelevant_in_block + 1
+    scale = np.minimum(n_nonrelevant, n_relevant)[ranking.query_of_block]
+    kept = 1.0 - np.divide(capped, scale, out=np.zeros_like(capped), where=scale > 0)
+    return ratio(ranking.query_total(in_block * kept), n_relevant)
+
+
+def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, graded=False):
+    p = check_real("p", p, low=0, high=1, low_open=True)
+    if p == 1:
+        raise ValueError("p must be below 1: RBP with p=1 weighs every rank equally and has no finite sum.")
+    if graded:
+        # Gains in [0, 1]: each label over its query's largest (trec_eval's scaling).
+        top = np.maximum.reduceat(ranking.judged_labels, ranking.query_starts)
+        gains = ranking.judged_labels / np.maximum(top, 1.0)[ranking.query_of_row]
+    else:
+        threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
+        gains = (ranking.judged_labels >= threshold).astype(np.float64)
+    dcg, defined = _dcg(ranking.with_labels(gains), k=k, discount=lambda ranks: p ** (ranks - 1.0))
+    return (1.0 - p) * dcg, defined
+
+
+def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
+    """The most RBP could rise if every unjudged retrieved document, and every rank past the list, were relevant."""
+    depth = ranking.n_retrieved if k is None else np.minimum(ranking.n_retrieved, k)
+    residual = p**depth
+    if judged is not None:
+        unjudged = ~judged & (ranking.positions < depth[ranking.query_of_row])
+        residual = residual + (1.0 - p) * ranking.query_sum(np.where(unjudged, p**ranking.positions, 0.0))
+    return residual
+
+
+def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_threshold=1):
+    levels = check_recall_levels(recall_levels)
+    relevant, n_relevant, _ = ranking.relevance(
+        check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
+    )
+    rows = np.flatnonzero(relevant)
+    n_found = ranking.query_count(relevant)
+    query = np.repeat(np.arange(ranking.n_queries), n_found)
+    found_starts = np.cumsum(n_found) - n_found
+    found = positions_in_segments(found_starts[n_found > 0], len(rows)) + 1.0
+    precision = found / (rows - ranking.query_starts[query] + 1.0)
+    # Interpolated precision at the j-th relevant document: the best precision at
+    # it or below, a suffix maximum within each query. On the ranks of the distinct
+    # values, offset so that each query (scanned backwards) outranks those after it,
+    # one running maximum serves every query exactly.
+    distinct, value_rank = np.unique(precision, return_inverse=True)
+    offset = (ranking.n_queries - 1 - query) * len(distinct)
+    best_below = np.maximum.accumulate((value_rank.reshape(-1) + offset)[::-1])[::-1] - offset
+    best_below = distinct[best_below] if len(rows) else np.zeros(0)
+    # trec_eval's cutoff for recall level x: the round(x R)-th relevant document.
+    needed = np.floor(np.outer(n_relevant, levels) + 0.5).astype(np.int64)
+    reached = (needed <= n_found[:, None]) & (n_found[:, None] > 0)
+    index = np.minimum(found_starts[:, None] + np.maximum(needed, 1) - 1, max(len(rows) - 1, 0))
+    values = np.where(reached, best_below[index] if len(rows) else 0.0, 0.0)
+    return values, n_relevant > 0
+
+
+def check_recall_levels(recall_levels):
+    levels = as_float_array(recall_levels, "recall_levels")
+    if not (np.all((levels >= 0) & (levels <= 1)) and len(np.unique(levels)) == len(levels)):
+        raise ValueError(f"recall_levels must be distinct numbers in [0, 1]; got {recall_levels!r}.")
+    return levels
+
+
+def evaluate_with_judgements(
+    metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, judged=None, **params
+):
+    """As :func:`._grouping.evaluate`, handing the metric the ``judged`` mask in rank order."""
+    check_zero_division(zero_division)
+    if not isinstance(average, bool | np.bool_):
+        raise TypeError(f"average must be True or False; got {average!r}.")
+    ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
+    if judged is not None:
+        params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows)
+    values, defined = metric(ranking, **params)
+    return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
+
+
+@fill_doc
+def bpref_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    judged=None,
+    relevance_threshold=1,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Binary preference (bpref, Buckley & Voorhees 2004): how rarely judged non-relevant documents outrank relevant ones.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    judged : array-like of bool of shape (n_samples,), default=None
+        Whether each row was judged; unjudged rows are skipped (neither
+        relevant nor non-relevant), as bpref intends for incomplete
+        judgements. None: every row was judged.
+    %(relevance_threshold)s
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        bpref, in [0, 1].
+
+    See Also
+    --------
+    mean_average_precision_score : Penalises every document above a relevant one.
+
+    Notes
+    -----
+    .. math:: \mathrm{bpref} = \frac{1}{R} \sum_{r} \left(1 - \frac{\min(n_r, R)}{\min(N, R)}\right)
+
+    over the retrieved relevant documents :math:`r`, where :math:`n_r` counts
+    the judged non-relevant documents ranked above :math:`r`, :math:`R` the
+    relevant documents of the query and :math:`N` its judged non-relevant
+    ones (retrieved or not: rows scored ``-inf`` count). A term is 1 when
+    :math:`n_r = 0`. This is trec_eval's ``bpref``. With ties averaged, a
+    relevant document in a block with :math:`s` judged non-relevant ones has
+    0 to :math:`s` of them above it with equal chance, so the mean is exact.
+    A query without a relevant document scores ``zero_division``.
+
+    References
+    ----------
+    .. [1] C. Buckley and E. M. Voorhees, "Retrieval evaluation with
+       incomplete information", SIGIR 2004.
+
+    Examples
+    --------
+    Relevant, non-relevant, relevant: the second relevant document is outranked
+    by the one judged non-relevant document, so bpref = (1 + 0) / 2.
+
+    >>> from sklearn_rankmetrics import bpref_score
+    >>> bpref_score([1, 0, 1], [3, 2, 1])
+    0.5
+    """
+    return evaluate_with_judgements(
+        _bpref,
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        average=average,
+        zero_division=zero_division,
+        judged=judged,
+        relevance_threshold=relevance_threshold,
+    )
+
+
+@fill_doc
+def rank_biased_precision_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    p=0.8,
+    k=None,
+    relevance_threshold=1,
+    graded=False,
+    judged=None,
+    return_residual=False,
+    ties="average",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Rank-biased precision (RBP, Moffat & Zobel 2008): the expected gain per document of a user who goes on with probability p.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    p : float, default=0.8
+        Persistence: the probability of reading on after each document, in
+        (0, 1). 0.8 as ir_measures; trec_eval's ``rbp`` uses 0.9.
+    %(k)s
+    %(relevance_threshold)s
+    graded : bool, default=False
+        False: the gain of a document is 1 when it is relevant, else 0.
+        True: its label over the largest label of its query (when that is
+        above 1), trec_eval's scaling of graded gains into [0, 1].
+    judged : array-like of bool of shape (n_samples,), default=None
+        Whether each row was judged; only used for the residual. None: all.
+    return_residual : bool, default=False
+        Also return the residual: the most RBP could rise if every unjudged
+        retrieved document within ``k`` and every rank past the examined list
+        had gain 1.
+    %(ties)s
+    %(sample_weight)s
+    %(average)s
+    %(zero_division)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        RBP, in [0, 1].
+    residual : float or ndarray of shape (n_queries,)
+        Only with ``return_residual``: the residual, averaged like ``score``.
+
+    Notes
+    -----
+    .. math:: \mathrm{RBP} = (1 - p) \sum_{i \ge 1} g_i\, p^{i-1}
+
+    With ties averaged, each document of a tie block gets the block's mean
+    gain, as for DCG. RBP has no normalisation, but a query without any
+    gain still scores ``zero_division``, like DCG.
+
+    References
+    ----------
+    .. [1] A. Moffat and J. Zobel, "Rank-biased precision for measurement of
+       retrieval effectiveness", ACM TOIS 27(1), 2008.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import rank_biased_precision_score
+    >>> round(rank_biased_precision_score([1, 0, 1], [3, 2, 1], p=0.5), 4)  # 0.5 (1 + 0.25)
+    0.625
+    """
+    if not isinstance(return_residual, bool | np.bool_):
+        raise TypeError(f"return_residual must be True or False; got {return_residual!r}.")
+    check_zero_division(zero_division)
+    ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
+    values, defined = _rank_biased_precision(ranking, p=p, k=k, relevance_threshold=relevance_threshold, graded=graded)
+    score = ranking.aggregate(values, defined, average=average, zero_division=zero_division)
+    if not return_residual:
+        return score
+    judged = judged_in_rank_order(judged, order, ranking.n_rows)
+    residual = rbp_residual(ranking, p=p, k=ranking.cutoff(k), judged=judged)
+    return score, ranking.aggregate(residual, defined, average=average, zero_division=zero_division)
+
+
+@fill_doc
+def interpolated_precision_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    recall_levels=ELEVEN_POINTS,
+    relevance_threshold=1,
+    ties="stable",
+    sample_weight=None,
+    average=True,
+    zero_division=0.0,
+):
+    r"""Interpolated precision at recall levels: the points of the standard recall-precision graph.
+
+    Parameters
+    ----------
+    %(y_true_y_score)s
+    %(qid)s
+    recall_levels : array-like of float, default=(0.0, 0.1, ..., 1.0)
+        Distinct recall levels in [0, 1]; the default is trec_eval's 11 points.
+    %(relevance_threshold)s
+    ties : {"stable", "pessimistic", "optimistic"}, default="stable"
+        Order of documents with equal scores: input order, worst label first
+        or best label first. (A maximum over ranks has no exact average over
+        the orderings of ties that is cheap to compute, so ``"average"`` is
+        not offered.)
+    %(sample_weight)s
+    average : bool, default=True
+        Return the weighted mean over queries, one value per level; False:
+        one row per query, ordered like ``np.unique(qid)``.
+    %(zero_division)s
+
+    Returns
+    -------
+    score : ndarray of shape (n_levels,) or (n_queries, n_levels)
+        Interpolated precision at each recall level, in [0, 1].
+
+    See Also
+    --------
+    mean_average_precision_score : The area under the uninterpolated curve.
+
+    Notes
+    -----
+    The interpolated precision at recall :math:`x` is the highest precision
+    at any rank at or below the :math:`\mathrm{round}(xR)`-th relevant
+    document (the first for :math:`x = 0`), and 0 when fewer relevant
+    documents were retrieved, as trec_eval's ``iprec_at_recall`` (rounding
+    halves up). Its mean over the 11 default levels is trec_eval's
+    ``11pt_avg``. A query without a relevant document scores
+    ``zero_division``.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import interpolated_precision_score
+    >>> interpolated_precision_score([1, 0, 1, 0], [4, 3, 2, 1], recall_levels=[0.0, 0.5, 1.0])
+    array([1.        , 1.        , 0.66666667])
+    """
+    check_option("ties", ties, STRICT_TIES)
+    check_zero_division(zero_division)
+    if not isinstance(average, bool | np.bool_):
+        raise TypeError(f"average must be True or False; got {average!r}.")
+    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
+    values, defined = _interpolated_precision(
+        ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold
+    )
+    columns = [ranking.aggregate(column, defined, average=average, zero_division=zero_division) for column in values.T]
+    return np.array(columns) if average else np.column_stack(columns).reshape(ranking.n_queries, -1)

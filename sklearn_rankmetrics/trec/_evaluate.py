@@ -1,0 +1,413 @@
+"""Evaluate a run against qrels as trec_eval does: join, rank, measure, average."""
+
+import numbers
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._grouping import Ranking, build_ranking, differs_from_previous, positions_in_segments, rank_order
+from .._registry import KERNELS, parse_metric_name
+from .._validation import TIES, check_option
+from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes, text
+from ._measures import MEASURES, NICKNAMES, JudgedRanking
+
+
+def as_qrels(qrels):
+    """Qrels from a Qrels, a path or file, a dict ``{qid: {docno: relevance}}`` or a DataFrame."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, dict):
+        query_id, doc_id, relevance = flatten(qrels, "qrels")
+        return Qrels(query_id, doc_id, as_integers(relevance))
+    if hasattr(qrels, "columns"):
+        query_id, doc_id, relevance = frame_columns(qrels, ("query_id", "doc_id", "relevance"), "qrels")
+        return Qrels(query_id, doc_id, as_integers(relevance))
+    return read_qrels_bytes(qrels)
+
+
+def as_run(run):
+    """A Run from a Run, a path or file, a dict ``{qid: {docno: score}}`` or a DataFrame."""
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, dict):
+        query_id, doc_id, score = flatten(run, "run")
+        return Run(query_id, doc_id, np.asarray(score, dtype=np.float64))
+    if hasattr(run, "columns"):
+        query_id, doc_id, score = frame_columns(run, ("query_id", "doc_id", "score"), "run")
+        return Run(query_id, doc_id, np.asarray(score, dtype=np.float64))
+    return read_run_bytes(run)
+
+
+def flatten(nested, what):
+    """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
+    query_id, doc_id, values = [], [], []
+    for query, documents in nested.items():
+        if not isinstance(documents, dict):
+            raise TypeError(
+                f"{what} must map each query id to a dict {{doc_id: value}}; query {query!r} maps to "
+                f"{type(documents).__name__}."
+            )
+        query_id.extend([query] * len(documents))
+        doc_id.extend(documents)
+        values.extend(documents.values())
+    if not query_id:
+        raise ValueError(f"{what} is empty: give at least one query with one document.")
+    return np.asarray(query_id), np.asarray(doc_id), values
+
+
+def frame_columns(frame, names, what):
+    missing = [name for name in names if name not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{what} must have the columns {', '.join(names)} (ir_measures' names); missing: {', '.join(missing)}."
+        )
+    return tuple(frame[name].to_numpy() for name in names)
+
+
+def as_integers(values):
+    relevance = np.asarray(values)
+    if relevance.dtype.kind not in "iub" and not (
+        relevance.dtype.kind == "f" and np.isfinite(relevance).all() and (relevance == np.round(relevance)).all()
+    ):
+        raise ValueError(f"relevance judgements must be integers; got values of dtype {relevance.dtype}.")
+    return relevance.astype(np.int64)
+
+
+def comparable(first, second):
+    """The two id arrays in one comparable type: bytes stay bytes, anything else meets as str."""
+    first, second = np.asarray(first), np.asarray(second)
+    if first.dtype.kind == second.dtype.kind and first.dtype.kind in "SUiu":
+        return first, second
+    return as_text(first), as_text(second)
+
+
+def as_text(ids):
+    return text(ids) if ids.dtype.kind == "S" else ids.astype(np.str_)
+
+
+@dataclass
+class Evaluation:
+    """The judged rankings of the evaluated queries and the ids of the queries."""
+
+    judged: JudgedRanking
+    query_ids: np.ndarray  # of the ranked queries, sorted
+    missing_ids: np.ndarray  # qrels queries without any row to rank (complete=True), scored 0, sorted
+
+
+def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=None, judged_only=False, num_docs=0):
+    """Join a run to its qrels: every evaluated query's retrieved documents in rank order, then its unretrieved judged ones.
+
+    ``judged_only`` (trec_eval -J) removes the unjudged documents from the
+    rankings; ``num_docs`` (-N) is the collection size for utility.
+    """
+    run_query, qrels_query = comparable(run.query_id, qrels.query_id)
+    run_doc, qrels_doc = comparable(run.doc_id, qrels.doc_id)
+    # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
+    heads = np.flatnonzero(differs_from_previous(run_query))
+    vocabulary = np.unique(np.concatenate((run_query[heads], qrels_query)))
+    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=len(run_query)))
+    qrels_code = np.searchsorted(vocabulary, qrels_query)
+    in_qrels = np.bincount(qrels_code, minlength=len(vocabulary)) > 0
+    in_run = np.bincount(run_code, minlength=len(vocabulary)) > 0
+    kept = np.flatnonzero(in_qrels[run_code])  # trec_eval skips run queries nobody judged
+    run_code, run_doc, score = run_code[kept], run_doc[kept], run.score[kept]
+
+    order, retrieved_code = trec_order(run_code, score, run_doc, ties)
+    if max_depth is not None:
+        starts = np.flatnonzero(differs_from_previous(retrieved_code))
+        shallow = positions_in_segments(starts, len(order)) < max_depth
+        order, retrieved_code = order[shallow], retrieved_code[shallow]
+
+    labels, judged, qrels_row = judgements(
+        qrels_code, qrels_doc, qrels.relevance, retrieved_code, run_doc[order], vocabulary
+    )
+    if judged_only:
+        order, retrieved_code, labels, judged = order[judged], retrieved_code[judged], labels[judged], judged[judged]
+    # Judged documents not retrieved (or cut by max_depth) rank last; with complete=True
+    # the qrels queries the run lacks are evaluated too, as rankings of such documents only.
+    evaluated = in_qrels & (in_run | complete)
+    unretrieved = np.ones(len(qrels_code), dtype=bool)
+    unretrieved[qrels_row[qrels_row >= 0]] = False
+    unretrieved &= evaluated[qrels_code] & (qrels.relevance >= 0)
+    extra = np.flatnonzero(unretrieved)
+    codes = np.concatenate((retrieved_code, qrels_code[extra]))
+    labels = np.concatenate((labels, qrels.relevance[extra])).astype(np.float64)
+    judged = np.concatenate((judged, np.ones(len(extra), dtype=bool)))
+    if ties is None:
+        # Already in rank order within each query; a stable sort by query puts the unretrieved rows last.
+        grouping = np.argsort(codes, kind="stable")
+        codes, labels, judged = codes[grouping], labels[grouping], judged[grouping]
+        query_starts = np.flatnonzero(differs_from_previous(codes))
+        retrieved = grouping < len(order)
+        ranking = Ranking(labels, query_starts, retrieved=None if retrieved.all() else retrieved)
+    else:
+        # -inf marks the unretrieved rows: a retrieved score of -inf becomes the lowest float.
+        retrieved_score = np.maximum(score[order], np.finfo(np.float64).min)
+        scores = np.concatenate((retrieved_score, np.full(len(extra), -np.inf)))
+        ranking, grouping = build_ranking(labels, scores, codes, ties=ties)
+        judged, codes = judged[grouping], codes[grouping]
+    ranked = np.zeros(len(vocabulary), dtype=bool)
+    ranked[codes[ranking.query_starts]] = True
+    # A lacking query whose judgements are all negative has no row at all: it scores 0.
+    missing = np.flatnonzero(evaluated & ~ranked)
+    judged_ranking = JudgedRanking(ranking, judged, relevance_level, num_docs)
+    return Evaluation(judged_ranking, vocabulary[ranked], vocabulary[missing])
+
+
+def trec_order(code, score, doc, ties):
+    """The rows in rank order: by query, descending score, then (trec_eval) descending document id."""
+    order, sorted_code, changes = rank_order(code, score, ties="stable")
+    if ties is not None:
+        return order, sorted_code
+    block = np.cumsum(changes | differs_from_previous(sorted_code)) - 1
+    rows = np.flatnonzero(np.bincount(block)[block] > 1)
+    if len(rows):
+        # Re-sort only the blocks of tied scores, by document id, descending: sort
+        # ascending, then take each block's rows from its end.
+        ascending = rows[np.lexsort((doc[order[rows]], block[rows]))]
+        blocks = block[rows]
+        first, after = np.searchsorted(blocks, blocks, "left"), np.searchsorted(blocks, blocks, "right")
+        order[rows] = order[ascending[first + after - 1 - np.arange(len(rows))]]
+    return order, sorted_code
+
+
+def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, vocabulary):
+    """Each retrieved row's label (0 when unjudged), whether it was judged, and its qrels row (-1: none)."""
+    documents, doc_code = np.unique(qrels_doc, return_inverse=True)
+    key = qrels_code.astype(np.int64) * len(documents) + doc_code.reshape(-1)
+    by_key = np.argsort(key, kind="stable")
+    sorted_key = key[by_key]
+    repeated = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if len(repeated):
+        row = by_key[repeated[0] + 1]
+        raise ValueError(
+            f"the qrels judge document {qrels_doc[row]!r} of query {vocabulary[qrels_code[row]]!r} twice; "
+            "give each (query, document) pair one judgement."
+        )
+    place = np.minimum(np.searchsorted(documents, retrieved_doc), len(documents) - 1)
+    known = documents[place] == retrieved_doc
+    retrieved_key = retrieved_code.astype(np.int64) * len(documents) + place
+    slot = np.minimum(np.searchsorted(sorted_key, retrieved_key), len(sorted_key) - 1)
+    matched = known & (sorted_key[slot] == retrieved_key)
+    qrels_row = np.where(matched, by_key[slot], -1)
+    counts = np.bincount(qrels_row[matched], minlength=len(qrels_code))
+    if (counts > 1).any():
+        row = int(np.flatnonzero(counts > 1)[0])
+        raise ValueError(
+            f"the run retrieves document {qrels_doc[row]!r} twice for query {vocabulary[qrels_code[row]]!r}; "
+            "a run lists each document once per query."
+        )
+    label = np.where(matched, relevance[np.maximum(qrels_row, 0)], 0)
+    judged = matched & (label >= 0)
+    return np.maximum(label, 0), judged, qrels_row
+
+
+# ---- measures: names and parameters, as trec_eval's -m ----------------------------------------
+
+
+def parse_measure(spec):
+    """A measure request ``NAME[.PARAMS]`` (trec_eval's -m): the measure names and parameters it stands for.
+
+    Returns a list of (name, parameter text or None). Nicknames (``official``,
+    ``all_trec``, ``set``) expand to their measures.
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"a measure is a str such as 'map' or 'P.5,10'; got {spec!r}.")
+    base, _, params = spec.partition(".")
+    if base in NICKNAMES and not params:
+        return [(name, None) for name in NICKNAMES[base]]
+    if base in MEASURES:
+        return [(base, params or None)]
+    return [(spec, "library")]
+
+
+def measure_values(judged, base, params):
+    """The (full name, per-query values) pairs of one trec_eval measure, or of one library metric name."""
+    if params == "library":
+        return [(base, library_values(judged, base))]
+    measure = MEASURES[base]
+    if measure.compute is None:  # runid
+        return []
+    values = parsed_parameters(base, measure, params)
+    arrays = measure.compute(judged, values)
+    return list(zip(full_names(base, measure, values, params), arrays, strict=True))
+
+
+def library_values(judged, name):
+    score_func, options = parse_metric_name(name)
+    if score_func not in KERNELS:
+        raise ValueError(f"{name!r} cannot be computed from a run; use a trec_eval measure or a ranking metric name.")
+    zero_division = options.pop("zero_division", 0.0)
+    values, defined = KERNELS[score_func](judged.ranking, **options)
+    return np.where(defined, values, zero_division)
+
+
+def parsed_parameters(base, measure, params):
+    if params is None:
+        return measure.default if measure.parameters != "pairs" else {}
+    if measure.parameters is None:
+        raise ValueError(f"trec_eval's {base} takes no parameters; got {base}.{params}.")
+    items = params.split(",")
+    try:
+        if measure.parameters == "pairs":
+            pairs = dict(item.split("=", 1) for item in items)
+            return {key: float(value) for key, value in pairs.items()}
+        if measure.parameters == "cutoffs":
+            values = sorted(leading_integer(item) for item in items)
+            if values[0] <= 0 or len(set(values)) != len(values):
+                raise ValueError
+            return tuple(values)
+        values = [float(item) for item in items]
+    except ValueError:
+        raise ValueError(
+            f"bad parameters for trec_eval's {base}: {params!r}; expected "
+            + {
+                "cutoffs": "distinct positive integers, as in P.5,10",
+                "levels": "distinct numbers, as in iprec_at_recall.0.1,0.5",
+                "numbers": "numbers, as in set_F.0.5",
+                "pairs": "name=value pairs, as in rbp.p=0.8",
+            }[measure.parameters]
+            + "."
+        ) from None
+    if measure.parameters == "levels":
+        if len(set(values)) != len(values):
+            raise ValueError(f"bad parameters for trec_eval's {base}: {params!r} repeats a value.")
+        return tuple(sorted(values))
+    return tuple(values)
+
+
+def leading_integer(text):
+    """The integer that C's ``atol`` reads at the start of ``text`` (trec_eval reads cutoffs so: 23.4 is 23)."""
+    match = re.match(r"\s*[+-]?[0-9]+", text)
+    if match is None:
+        raise ValueError(text)
+    return int(match.group())
+
+
+def full_names(base, measure, values, params):
+    """trec_eval's name of each value: ``P_5``, ``iprec_at_recall_0.10``, ``set_F`` (or ``set_F_0.5`` when given)."""
+    if measure.parameters == "cutoffs":
+        return [f"{base}_{value}" for value in values]
+    if measure.parameters == "levels":
+        return [f"{base}_{value:3.2f}" for value in values]
+    return [base if params is None else f"{base}_{params}"]
+
+
+def summarize(measure, values, n_queries):
+    """The value trec_eval reports over all queries: a mean, geometric mean, sum or count."""
+    if measure.summary == "gm":  # the values are logs already
+        return float(np.exp(np.sum(values) / n_queries)) if n_queries else 0.0
+    if measure.summary == "count":
+        return n_queries
+    if measure.summary == "sum":
+        return int(np.sum(values))
+    return float(np.sum(values) / n_queries) if n_queries else 0.0
+
+
+def evaluate_run(
+    qrels,
+    run,
+    metrics=("official",),
+    *,
+    relevance_level=1,
+    complete=False,
+    max_depth=None,
+    ties=None,
+    average=True,
+):
+    """Evaluate a run against relevance judgements, exactly as trec_eval does.
+
+    Parameters
+    ----------
+    qrels : path, file object, dict, DataFrame or Qrels
+        The judgements: a TREC qrels file (plain or gzip), a pytrec_eval
+        dict ``{query_id: {doc_id: relevance}}``, a DataFrame with
+        ir_measures' columns ``query_id``, ``doc_id``, ``relevance``, or the
+        result of :func:`read_qrels`. Negative relevance marks a pooled but
+        unjudged document.
+    run : path, file object, dict, DataFrame or Run
+        The ranked results: a TREC run file, a dict ``{query_id: {doc_id:
+        score}}``, a DataFrame with columns ``query_id``, ``doc_id``,
+        ``score``, or the result of :func:`read_run`.
+    metrics : sequence of str, default=("official",)
+        trec_eval measures as given to its ``-m``: names (``"map"``,
+        ``"ndcg"``), names with parameters (``"P.5,10"``, ``"ndcg_cut.10"``,
+        ``"rbp.p=0.8"``) and sets (``"official"``, trec_eval's default,
+        ``"all_trec"``, ``"set"``); and ranking metric names of this library
+        (``"nDCG@10"``, ``"AP"``, ``"RR"``, ``"R@100"``, ``"err@20"``).
+    relevance_level : int, default=1
+        A document is relevant when its judgement is at least this (trec_eval ``-l``).
+    complete : bool, default=False
+        Also score the queries of the qrels that the run does not answer, as
+        0 in every measure (trec_eval ``-c``).
+    max_depth : int, default=None
+        Only the top ``max_depth`` documents of each query count as retrieved
+        (trec_eval ``-M``). None: all.
+    ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
+        None: trec_eval's order, by descending score and then descending
+        document id (the rank column is ignored). Otherwise the library's
+        policy for equal scores (``"average"``: the exact mean over their
+        orderings).
+    average : bool, default=True
+        Return each measure's summary over queries (a mean; sums for the
+        ``num_*`` counts; a geometric mean for ``gm_map`` and ``gm_bpref``);
+        False: per-query values, with the query ids under ``"qid"``.
+
+    Returns
+    -------
+    results : dict
+        Measure name (trec_eval's, such as ``"P_5"``) to its summary, or to
+        the array of per-query values.
+
+    Notes
+    -----
+    Every judged document counts: one that the run did not retrieve takes no
+    rank but counts in the number of relevant documents and the ideal
+    ranking (the library's ``-inf`` convention). Run queries without
+    judgements are skipped, as in trec_eval. A document retrieved twice for
+    one query, or judged twice, is an error.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics.trec import evaluate_run
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1}}
+    >>> run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    >>> evaluate_run(qrels, run, ["map", "P.1", "recall.2"])
+    {'map': 0.5, 'P_1': 1.0, 'recall_2': 0.5}
+    """
+    if ties is not None:
+        check_option("ties", ties, TIES)
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
+    if max_depth is not None and (not isinstance(max_depth, numbers.Integral) or max_depth < 1):
+        raise ValueError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
+    if not isinstance(relevance_level, numbers.Integral):
+        raise TypeError(f"relevance_level must be an integer; got {relevance_level!r}.")
+    evaluation = join(
+        as_qrels(qrels),
+        as_run(run),
+        relevance_level=int(relevance_level),
+        complete=complete,
+        max_depth=max_depth,
+        ties=ties,
+    )
+    return collect(evaluation, metrics, average=average)
+
+
+def collect(evaluation, metrics, *, average=True):
+    """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
+    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
+    ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
+    order = np.argsort(ids, kind="stable")
+    results = {} if average else {"qid": ids[order]}
+    for base, params in requests:
+        measure = MEASURES.get(base)
+        for name, values in measure_values(evaluation.judged, base, params):
+            missing = 0.0 if measure is None else measure.missing
+            values = np.concatenate((values, np.full(len(evaluation.missing_ids), missing)))
+            if average:
+                results[name] = summarize(measure, values, len(ids)) if measure else float(np.mean(values))
+            else:
+                results[name] = values[order]
+    return results

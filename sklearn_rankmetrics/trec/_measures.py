@@ -1,0 +1,287 @@
+"""trec_eval's measures, under its names, parameters and definitions, on the library's kernels.
+
+Each measure maps the judged ranking of every evaluated query to per-query
+values. Most are the library's metrics with trec_eval's settings (binary
+relevance at the relevance level, linear gain, the "not retrieved" rows as
+judged documents that take no rank); the set measures are ratios of counts.
+Definitions follow trec_eval 10's documentation of each measure.
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .._cascade import _reciprocal_rank
+from .._dcg import _ndcg
+from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
+from .._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
+
+# trec_eval's floor for the geometric means: log(0) would be -inf.
+MIN_GEO_MEAN = 1e-5
+STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass
+class JudgedRanking:
+    """The evaluated queries' rankings in trec_eval's order, and what the measures need besides.
+
+    ``ranking`` holds the retrieved documents of each query in rank order
+    followed by its judged documents that were not retrieved; ``judged``
+    marks, in the same order, the rows with a judgement >= 0 (the others are
+    unjudged: absent from the qrels or judged negative).
+    """
+
+    ranking: object
+    judged: np.ndarray
+    level: int
+    num_docs: int = 0  # documents in the collection, for utility (trec_eval -N)
+
+    @cached_property
+    def relevant(self):
+        return self.ranking.relevance(self.level)
+
+    @cached_property
+    def num_ret(self):
+        return self.ranking.n_retrieved.astype(np.float64)
+
+    @cached_property
+    def num_rel(self):
+        return self.relevant.per_query.astype(np.float64)
+
+    @cached_property
+    def num_rel_ret(self):
+        return self.ranking.query_count(self.relevant.mask).astype(np.float64)
+
+    def values(self, kernel, **options):
+        """A kernel's per-query values (rows of them), 0 where undefined (trec_eval's convention)."""
+        values, defined = kernel(self.ranking, **options)
+        return np.where(defined.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
+
+
+def divide(numerator, denominator):
+    """numerator / denominator, 0 where the denominator is 0 (trec_eval leaves those values at 0)."""
+    return np.divide(numerator, denominator, out=np.zeros(len(numerator)), where=denominator > 0)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One trec_eval measure: how its values are computed, named, averaged and printed.
+
+    ``parameters`` is the kind of its parameter list: None, ``"cutoffs"``
+    (integers, one value each: ``P_5``), ``"levels"`` (floats, one value
+    each: ``iprec_at_recall_0.10``), ``"numbers"`` (floats that change one
+    value: ``set_F``) or ``"pairs"`` (``name=value``: ``rbp.p=0.8``).
+    ``summary`` is ``"mean"``, ``"gm"`` (geometric mean), ``"sum"`` (printed as
+    an integer) or ``"count"`` (the number of queries). ``per_query``: whether
+    ``-q`` prints it for each query.
+    """
+
+    compute: object
+    parameters: str | None = None
+    default: tuple = ()
+    summary: str = "mean"
+    per_query: bool = True
+
+    @property
+    def missing(self):
+        """The value of a query of the qrels that the run lacks (complete=True): 0, or log of the floor for gm."""
+        return np.log(MIN_GEO_MEAN) if self.summary == "gm" else 0.0
+
+
+# Per-measure computations: (judged ranking, parameters) -> list of per-query arrays (one per value).
+
+
+def geometric(function):
+    """Per-query values for a geometric mean: the log of each, floored (pytrec_eval reports these)."""
+    return lambda judged, _: [np.log(np.maximum(function(judged), MIN_GEO_MEAN))]
+
+
+def single(function):
+    return lambda judged, _: [function(judged)]
+
+
+def per_cutoff(function):
+    return lambda judged, cutoffs: [function(judged, k) for k in cutoffs]
+
+
+def rprec_mult(judged, multiples):
+    values = []
+    for multiple in multiples:
+        # trec_eval's cutoff for a multiple x of R: (long) (x R + 0.9).
+        depth = np.floor(multiple * judged.num_rel + 0.9)
+        found = hits(judged.ranking, judged.relevant.per_block, depth)
+        values.append(divide(found, depth))
+    return values
+
+
+def interpolated(judged, levels):
+    return list(judged.values(_interpolated_precision, recall_levels=levels, relevance_threshold=judged.level).T)
+
+
+def eleven_point(judged, levels):
+    return [np.mean(interpolated(judged, levels), axis=0)]
+
+
+def relative_precision(judged, k):
+    found = hits(judged.ranking, judged.relevant.per_block, judged.ranking.cutoff(k))
+    return divide(found, np.minimum(k, judged.num_rel))
+
+
+def set_f(judged, numbers):
+    beta = numbers[0]
+    precision, recall = divide(judged.num_rel_ret, judged.num_ret), divide(judged.num_rel_ret, judged.num_rel)
+    return [divide((beta + 1.0) * precision * recall, beta * precision + recall)]
+
+
+def utility(judged, numbers):
+    if len(numbers) != 4:
+        raise ValueError(f"utility takes 4 coefficients (as in -m utility.1,-1,0,0); got {len(numbers)}.")
+    a, b, c, d = numbers
+    ret, rel, rel_ret = judged.num_ret, judged.num_rel, judged.num_rel_ret
+    # The 4th cell needs the collection size, which neither file holds: trec_eval's -N, 0 by default.
+    return [a * rel_ret + b * (ret - rel_ret) + c * (rel - rel_ret) + d * (judged.num_docs + rel_ret - ret - rel)]
+
+
+def persistence(pairs):
+    unknown = sorted(set(pairs) - {"p"})
+    if unknown:
+        raise ValueError(f"rbp takes the parameter p (as in -m rbp.p=0.8); got {unknown[0]!r}.")
+    return pairs.get("p", 0.9)
+
+
+def rbp(judged, pairs):
+    return [judged.values(_rank_biased_precision, p=persistence(pairs), graded=True)]
+
+
+def rbp_resid(judged, pairs):
+    unjudged_retrieved = judged.ranking.query_count(
+        ~judged.judged & (judged.ranking.positions < judged.num_ret[judged.ranking.query_of_row])
+    )
+    residual = rbp_residual(judged.ranking, p=persistence(pairs), judged=judged.judged)
+    return [np.where(unjudged_retrieved > 0, residual, 0.0)]  # trec_eval: 0 when every retrieved document is judged
+
+
+def unjudged(judged, k):
+    ranking = judged.ranking
+    top = ranking.positions < np.minimum(k, judged.num_ret)[ranking.query_of_row]
+    return ranking.query_count(top & ~judged.judged) / k
+
+
+def ndcg(judged, pairs):
+    """trec_eval's ndcg: the judgement is the gain, unless ``level=gain`` pairs say otherwise."""
+    if not pairs:
+        return [judged.values(_ndcg)]
+    labels = judged.ranking.judged_labels
+    gains = labels.copy()
+    for level, gain in pairs.items():
+        if not level.lstrip("-").isdigit() or gain < 0:
+            raise ValueError(
+                f"ndcg takes level=gain pairs with a non-negative gain (as in -m ndcg.1=3,2=9); got {level}={gain}."
+            )
+        gains[labels == int(level)] = gain
+    values, defined = _ndcg(judged.ranking.with_labels(gains))
+    return [np.where(defined, values, 0.0)]
+
+
+def num_nonrel_judged_ret(judged):
+    ranking = judged.ranking
+    retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
+    return ranking.query_count(retrieved & judged.judged) - judged.num_rel_ret
+
+
+# In trec_eval's order of output.
+MEASURES = {
+    "runid": Measure(None, summary="runid", per_query=False),
+    "num_q": Measure(single(lambda judged: np.ones(judged.ranking.n_queries)), summary="count", per_query=False),
+    "num_ret": Measure(single(lambda judged: judged.num_ret), summary="sum"),
+    "num_rel": Measure(single(lambda judged: judged.num_rel), summary="sum"),
+    "num_rel_ret": Measure(single(lambda judged: judged.num_rel_ret), summary="sum"),
+    "map": Measure(single(lambda judged: judged.values(_average_precision, relevance_threshold=judged.level))),
+    "gm_map": Measure(
+        geometric(lambda judged: judged.values(_average_precision, relevance_threshold=judged.level)),
+        summary="gm",
+        per_query=False,
+    ),
+    "Rprec": Measure(single(lambda judged: judged.values(_r_precision, relevance_threshold=judged.level))),
+    "bpref": Measure(
+        single(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged))
+    ),
+    "recip_rank": Measure(single(lambda judged: judged.values(_reciprocal_rank, relevance_threshold=judged.level))),
+    "iprec_at_recall": Measure(interpolated, "levels", RECALL_LEVELS),
+    "P": Measure(
+        per_cutoff(lambda judged, k: judged.values(_precision, k=k, relevance_threshold=judged.level)),
+        "cutoffs",
+        STANDARD_CUTOFFS,
+    ),
+    "recall": Measure(
+        per_cutoff(lambda judged, k: judged.values(_recall, k=k, relevance_threshold=judged.level)),
+        "cutoffs",
+        STANDARD_CUTOFFS,
+    ),
+    "gm_bpref": Measure(
+        geometric(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged)),
+        summary="gm",
+        per_query=False,
+    ),
+    "Rprec_mult": Measure(rprec_mult, "levels", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    "utility": Measure(utility, "numbers", (1.0, -1.0, 0.0, 0.0)),
+    "11pt_avg": Measure(eleven_point, "numbers", RECALL_LEVELS),
+    "ndcg": Measure(ndcg, "pairs"),
+    "ndcg_cut": Measure(per_cutoff(lambda judged, k: judged.values(_ndcg, k=k)), "cutoffs", STANDARD_CUTOFFS),
+    "map_cut": Measure(
+        per_cutoff(lambda judged, k: judged.values(_average_precision, k=k, relevance_threshold=judged.level)),
+        "cutoffs",
+        STANDARD_CUTOFFS,
+    ),
+    "relative_P": Measure(per_cutoff(relative_precision), "cutoffs", STANDARD_CUTOFFS),
+    "success": Measure(
+        per_cutoff(lambda judged, k: judged.values(_hit_rate, k=k, relevance_threshold=judged.level)),
+        "cutoffs",
+        (1, 5, 10),
+    ),
+    "set_P": Measure(single(lambda judged: divide(judged.num_rel_ret, judged.num_ret))),
+    "set_relative_P": Measure(
+        single(lambda judged: divide(judged.num_rel_ret, np.minimum(judged.num_ret, judged.num_rel)))
+    ),
+    "set_recall": Measure(single(lambda judged: divide(judged.num_rel_ret, judged.num_rel))),
+    "set_map": Measure(single(lambda judged: divide(judged.num_rel_ret**2, judged.num_ret * judged.num_rel))),
+    "set_F": Measure(set_f, "numbers", (1.0,)),
+    "num_nonrel_judged_ret": Measure(single(num_nonrel_judged_ret), summary="sum"),
+    "rbp": Measure(rbp, "pairs"),
+    "rbp_resid": Measure(rbp_resid, "pairs"),
+    "unj": Measure(per_cutoff(unjudged), "cutoffs", (5, 10, 20)),
+}
+
+# trec_eval's named sets of measures (-m official is the default).
+NICKNAMES = {
+    "official": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ),
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
+}
+NICKNAMES["all_trec"] = tuple(MEASURES)
