@@ -17,8 +17,8 @@ from ._validation import (
     check_k,
     check_option,
     check_real,
-    check_scores,
     check_sample_weight,
+    check_scores,
     check_zero_division,
 )
 

@@ -20,6 +20,7 @@ from ._validation import (
     TIES,
     as_float_array,
     check_finite,
+    check_flag,
     check_k,
     check_labels,
     check_no_missing,
@@ -558,8 +559,7 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     query has a relevant document (where it is undefined otherwise).
     """
     check_zero_division(zero_division)
-    if not isinstance(average, bool | np.bool_):
-        raise TypeError(f"average must be True or False; got {average!r}.")
+    check_flag("average", average)
     ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
     values, defined = metric(ranking, **params)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)

@@ -10,7 +10,7 @@ import numpy as np
 from ._dcg import _dcg
 from ._docs import fill_doc
 from ._grouping import positions_in_segments, rank_queries, ratio
-from ._validation import as_float_array, check_option, check_real, check_zero_division
+from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
 # trec_eval's 11 standard recall levels.
@@ -32,7 +32,7 @@ def judged_in_rank_order(judged, order, n_rows):
 
 def _bpref(ranking, *, relevance_threshold=1, judged=None):
     threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
-    relevant, n_relevant, in_block = ranking.relevance(threshold)
+    _, n_relevant, in_block = ranking.relevance(threshold)
     judged_labels = ranking.judged_labels
     nonrelevant = judged_labels < threshold
     if judged is not None:
@@ -82,6 +82,11 @@ def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
 
 
 def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_threshold=1):
+    if ranking.has_ties:
+        raise ValueError(
+            "interpolated precision is defined on one ordering of the documents and cannot average ties; "
+            "use ties='stable', 'pessimistic' or 'optimistic' (or, for TREC runs, ties=None)."
+        )
     levels = check_recall_levels(recall_levels)
     relevant, n_relevant, _ = ranking.relevance(
         check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
@@ -120,8 +125,7 @@ def evaluate_with_judgements(
 ):
     """As :func:`._grouping.evaluate`, handing the metric the ``judged`` mask in rank order."""
     check_zero_division(zero_division)
-    if not isinstance(average, bool | np.bool_):
-        raise TypeError(f"average must be True or False; got {average!r}.")
+    check_flag("average", average)
     ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
     if judged is not None:
         params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows)
@@ -142,7 +146,7 @@ def bpref_score(
     average=True,
     zero_division=0.0,
 ):
-    r"""Binary preference (bpref, Buckley & Voorhees 2004): how rarely judged non-relevant documents outrank relevant ones.
+    r"""Binary preference (bpref): how rarely judged non-relevant documents outrank relevant ones.
 
     Parameters
     ----------
@@ -161,7 +165,7 @@ def bpref_score(
     Returns
     -------
     score : float or ndarray of shape (n_queries,)
-        bpref, in [0, 1].
+        The bpref of each query or their mean, in [0, 1].
 
     See Also
     --------
@@ -225,7 +229,7 @@ def rank_biased_precision_score(
     average=True,
     zero_division=0.0,
 ):
-    r"""Rank-biased precision (RBP, Moffat & Zobel 2008): the expected gain per document of a user who goes on with probability p.
+    r"""Rank-biased precision (RBP): the gain per document of a user who reads on with probability p.
 
     Parameters
     ----------
@@ -258,6 +262,11 @@ def rank_biased_precision_score(
     residual : float or ndarray of shape (n_queries,)
         Only with ``return_residual``: the residual, averaged like ``score``.
 
+    See Also
+    --------
+    dcg_score : The same sum with a logarithmic discount.
+    expected_reciprocal_rank_score : A cascade model where relevant documents end the search.
+
     Notes
     -----
     .. math:: \mathrm{RBP} = (1 - p) \sum_{i \ge 1} g_i\, p^{i-1}
@@ -277,8 +286,8 @@ def rank_biased_precision_score(
     >>> round(rank_biased_precision_score([1, 0, 1], [3, 2, 1], p=0.5), 4)  # 0.5 (1 + 0.25)
     0.625
     """
-    if not isinstance(return_residual, bool | np.bool_):
-        raise TypeError(f"return_residual must be True or False; got {return_residual!r}.")
+    check_flag("return_residual", return_residual)
+    check_flag("average", average)
     check_zero_division(zero_division)
     ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
     values, defined = _rank_biased_precision(ranking, p=p, k=k, relevance_threshold=relevance_threshold, graded=graded)
@@ -350,8 +359,7 @@ def interpolated_precision_score(
     """
     check_option("ties", ties, STRICT_TIES)
     check_zero_division(zero_division)
-    if not isinstance(average, bool | np.bool_):
-        raise TypeError(f"average must be True or False; got {average!r}.")
+    check_flag("average", average)
     ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
     values, defined = _interpolated_precision(
         ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold

@@ -50,7 +50,7 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
 def _f1(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    examined = ranking.n_retrieved if k is None else k  # as the denominator of P@k
+    examined = ranking.n_retrieved if k is None else float(k)  # as the denominator of P@k
     # F1 = 2 P R / (P + R) = 2 hits / (k + R): linear in hits, so exact for averaged ties.
     return ratio(2.0 * hits(ranking, in_block, ranking.cutoff(k)), examined + n_relevant)[0], n_relevant > 0
 

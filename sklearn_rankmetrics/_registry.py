@@ -6,6 +6,7 @@ A name is a base name, an optional cutoff and optional keyword options, as in
 
 import ast
 import difflib
+import inspect
 import re
 
 from ._cascade import (
@@ -132,6 +133,8 @@ def parse_metric_name(name):
         if len(cutoffs) > 1 or "k" in options:
             raise ValueError(f"{name!r} gives the cutoff k more than once; give it once.")
         options["k"] = int(cutoffs[0])
+        if "k" not in inspect.signature(score_func).parameters:
+            raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
         if options["k"] < 1:
             raise ValueError(f"{name!r} has k={options['k']}, but k must be an integer >= 1 (as in 'ndcg@10').")
     return score_func, {**preset, **options}

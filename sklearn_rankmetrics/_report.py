@@ -6,7 +6,7 @@ from ._docs import fill_doc
 from ._grouping import distinct_query_ids, rank_queries
 from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
-from ._validation import check_zero_division
+from ._validation import check_flag, check_zero_division
 
 # Options that belong to the whole report: one sort serves every metric.
 SHARED = ("qid", "ties", "sample_weight", "average")
@@ -69,8 +69,7 @@ def ranking_report(
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
     check_zero_division(zero_division)
-    if not isinstance(average, bool | np.bool_):
-        raise TypeError(f"average must be True or False; got {average!r}.")
+    check_flag("average", average)
     requests = []
     for name in metrics:
         score_func, options = parse_metric_name(name)

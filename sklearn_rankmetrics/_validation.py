@@ -30,6 +30,13 @@ def check_k(k):
     return int(k)
 
 
+def check_flag(name, value):
+    """Raise unless ``value`` is True or False."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {value!r}.")
+    return bool(value)
+
+
 def check_zero_division(zero_division):
     """Return the value given to queries where a metric is undefined: 0.0, 1.0 or nan."""
     if isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool | np.bool_):

@@ -15,7 +15,10 @@ import numpy as np
 from .trec._evaluate import as_qrels, as_run, as_text, join, measure_values, parse_measure, summarize
 from .trec._measures import MEASURES
 
-USAGE = "python -m sklearn_rankmetrics.trec_eval [-h] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-N DOCS] [-J] [-m MEASURE[.PARAMS]]... QRELS RUN"
+USAGE = (
+    "python -m sklearn_rankmetrics.trec_eval [-h] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-N DOCS] [-J] "
+    "[-m MEASURE[.PARAMS]]... QRELS RUN"
+)
 
 
 def parser():

@@ -113,3 +113,53 @@ def grouped(metric, y_true, y_score, qid, zero_division=0.0, **kwargs):
         value = tie_averaged(metric, list(y_true[rows]), list(y_score[rows]), **kwargs)
         out.append(zero_division if value is None else value)
     return np.array(out)
+
+
+def hit_rate(labels, k=None, threshold=1):
+    if not any(rel >= threshold for rel in labels):
+        return None
+    return float(any(rel >= threshold for rel in (labels[:k] if k else labels)))
+
+
+def f1(labels, k=None, threshold=1):
+    n_relevant = sum(rel >= threshold for rel in labels)
+    if n_relevant == 0:
+        return None
+    examined = k or len(labels)
+    return 2 * sum(rel >= threshold for rel in labels[:examined]) / (examined + n_relevant)
+
+
+def bpref(labels, k=None, threshold=1):
+    """Buckley & Voorhees' bpref, every document judged; ``k`` is ignored (bpref has no cutoff)."""
+    n_relevant = sum(rel >= threshold for rel in labels)
+    n_nonrelevant = len(labels) - n_relevant
+    if n_relevant == 0:
+        return None
+    total, above = 0.0, 0
+    for rel in labels:
+        if rel >= threshold:
+            total += 1.0 if above == 0 else 1.0 - min(above, n_relevant) / min(n_nonrelevant, n_relevant)
+        else:
+            above += 1
+    return total / n_relevant
+
+
+def rbp(labels, k=None, threshold=1, p=0.8):
+    if not any(rel >= threshold for rel in labels):
+        return None
+    return (1 - p) * sum((rel >= threshold) * p**i for i, rel in enumerate(labels[:k] if k else labels))
+
+
+def interpolated_precision(labels, levels, threshold=1):
+    """Interpolated precision at recall levels, as trec_eval 10 defines it (rounding x R half up)."""
+    n_relevant = sum(rel >= threshold for rel in labels)
+    precisions, found = [], 0
+    for rank, rel in enumerate(labels, start=1):
+        if rel >= threshold:
+            found += 1
+            precisions.append(found / rank)
+    values = []
+    for level in levels:
+        needed = math.floor(level * n_relevant + 0.5)
+        values.append(max(precisions[max(needed, 1) - 1 :]) if precisions and needed <= len(precisions) else 0.0)
+    return values

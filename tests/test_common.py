@@ -19,8 +19,14 @@ ORACLES = {
     "recall": naive.recall,
     "r_precision": naive.r_precision,
     "err": naive.err,
+    "hit_rate": naive.hit_rate,
+    "f1": naive.f1,
+    "bpref": naive.bpref,
+    "rbp": naive.rbp,
 }
-NORMALISED = {"ndcg", "map", "mrr", "precision", "recall", "r_precision", "err"}
+NORMALISED = {"ndcg", "map", "mrr", "precision", "recall", "r_precision", "err", "hit_rate", "f1", "bpref", "rbp"}
+# bpref examines every document: it has no cutoff k.
+WITHOUT_CUTOFF = {"bpref"}
 
 
 def random_queries(seed, n_rows=7, n_queries=3, n_labels=4, n_scores=3):
@@ -43,8 +49,11 @@ def oracle(name, y_true, y_score, qid, k=None):
 @pytest.mark.parametrize("k", [None, 1, 2, 3, 5])
 @pytest.mark.parametrize("seed", range(25))
 def test_ties_average_equals_mean_over_all_orderings(name, k, seed):
+    if name in WITHOUT_CUTOFF and k is not None:
+        pytest.skip("bpref has no cutoff")
     y_true, y_score, qid = random_queries(seed)
-    ours = METRICS[name](y_true, y_score, qid=qid, k=k, average=False)
+    cutoff = {} if name in WITHOUT_CUTOFF else {"k": k}
+    ours = METRICS[name](y_true, y_score, qid=qid, average=False, **cutoff)
     np.testing.assert_allclose(ours, oracle(name, y_true, y_score, qid, k), rtol=1e-12, atol=1e-14)
 
 
@@ -91,11 +100,12 @@ def test_zero_division_applies_to_queries_without_relevant_documents(name):
 
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_single_document_query_is_scored(name):
-    expected = 0.5 if name == "err" else 1.0  # ERR's stop probability of grade 1 on a 0-1 scale is 1/2
+    # ERR's stop probability of grade 1 on a 0-1 scale is 1/2; RBP weighs rank 1 by 1 - p.
+    expected = {"err": 0.5, "rbp": 0.2}.get(name, 1.0)
     assert METRICS[name]([1], [0.3]) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("name", sorted(NORMALISED - {"err"}))
+@pytest.mark.parametrize("name", sorted(NORMALISED - {"err", "f1", "rbp"}))
 def test_perfect_ranking_scores_one(name):
     y_true = np.array([3, 2, 2, 1, 0, 0, 1, 1, 0.0])
     qid = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2])
@@ -132,7 +142,7 @@ def test_inputs_are_not_modified(name):
 
 BAD_INPUTS = [
     ({"y_score": [0.1, np.nan, 0.3]}, ValueError, "y_score contains NaN"),
-    ({"y_score": [0.1, np.inf, 0.3]}, ValueError, "y_score contains infinity"),
+    ({"y_score": [0.1, np.inf, 0.3]}, ValueError, r"y_score contains \+inf; every score must be finite, or -inf"),
     ({"y_true": [1, np.nan, 0]}, ValueError, "y_true contains NaN"),
     ({"y_true": [1, -1, 0]}, ValueError, "y_true must hold non-negative relevance labels"),
     ({"y_score": [0.1, 0.2]}, ValueError, r"y_true and y_score must have the same shape; got \(3,\) and \(2,\)"),
@@ -177,18 +187,25 @@ def test_bad_input_raises_a_clear_error(name, change, error, message):
     ],
 )
 def test_bad_k_raises(name, k, error, message):
+    if name in WITHOUT_CUTOFF:
+        pytest.skip("bpref has no cutoff")
     with pytest.raises(error, match=message):
         METRICS[name]([1, 0, 2], [0.3, 0.2, 0.1], k=k)
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_k_beyond_the_list_uses_the_whole_list(name):
+    if name in WITHOUT_CUTOFF:
+        pytest.skip("bpref has no cutoff")
     y_true, y_score, qid = random_queries(8, n_rows=12)
     whole = METRICS[name](y_true, y_score, qid=qid, k=None, average=False)
     beyond = METRICS[name](y_true, y_score, qid=qid, k=100, average=False)
+    sizes = np.bincount(qid)[np.unique(qid)]
     if name == "precision":
-        sizes = np.bincount(qid)[np.unique(qid)]
         np.testing.assert_allclose(beyond, whole * sizes / 100)
+    elif name == "f1":  # 2 hits / (k + R): k is the list's length for k=None
+        n_relevant = np.bincount(qid, weights=y_true >= 1)[np.unique(qid)]
+        np.testing.assert_allclose(beyond, whole * (sizes + n_relevant) / (100 + n_relevant))
     else:
         np.testing.assert_allclose(beyond, whole)
     np.testing.assert_array_equal(

@@ -5,6 +5,7 @@ import inspect
 import pytest
 
 import sklearn_rankmetrics
+import sklearn_rankmetrics.trec
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
 
@@ -12,9 +13,14 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
 ACCEPTED = {"RT02", "ES01"}
 PUBLIC = sorted(sklearn_rankmetrics.__all__)
 METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")]
+TREC = [
+    f"trec.{name}"
+    for name in sklearn_rankmetrics.trec.__all__
+    if inspect.isfunction(getattr(sklearn_rankmetrics.trec, name))
+]
 
 
-@pytest.mark.parametrize("name", PUBLIC + METHODS)
+@pytest.mark.parametrize("name", PUBLIC + METHODS + TREC)
 def test_numpydoc(name):
     errors = [
         (code, message)
@@ -25,7 +31,11 @@ def test_numpydoc(name):
 
 
 def test_all_is_exactly_the_public_names():
-    public = {name for name in vars(sklearn_rankmetrics) if not name.startswith("_") and name != "datasets"}
+    public = {
+        name
+        for name, value in vars(sklearn_rankmetrics).items()
+        if not name.startswith("_") and not inspect.ismodule(value)
+    }
     assert public == set(sklearn_rankmetrics.__all__)
 
 

@@ -1,14 +1,27 @@
 """Properties every metric must have, on inputs drawn by hypothesis."""
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sklearn_rankmetrics._registry import METRICS
+from sklearn_rankmetrics._registry import METRICS as ALL_METRICS
 
-NORMALISED = ["ndcg", "map", "mrr", "precision", "recall", "r_precision", "err"]
-PERFECT_IS_ONE = ["ndcg", "map", "mrr", "recall", "r_precision"]
+NORMALISED = ["ndcg", "map", "mrr", "precision", "recall", "r_precision", "err", "hit_rate", "f1", "bpref", "rbp"]
+PERFECT_IS_ONE = ["ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "bpref"]
+
+
+def ignoring_cutoff(function):
+    """A metric without a cutoff (bpref) called like the others: it examines every document, whatever k."""
+    return lambda *args, k=None, **kwargs: function(*args, **kwargs)
+
+
+METRICS = {
+    name: (ignoring_cutoff(function) if "k" not in inspect.signature(function).parameters else function)
+    for name, function in ALL_METRICS.items()
+}
 
 
 @st.composite

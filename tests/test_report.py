@@ -7,7 +7,7 @@ from sklearn_rankmetrics import get_ranking_scorer_names, ranking_report
 from sklearn_rankmetrics._registry import KERNELS, parse_metric_name
 
 SHARED = [name for name in get_ranking_scorer_names() if parse_metric_name(name)[0] in KERNELS]
-NAMES = [f"{name}{suffix}" for name in SHARED for suffix in ("", "@3")] + [
+NAMES = [f"{name}{suffix}" for name in SHARED for suffix in ("", "@3") if not (name == "bpref" and suffix)] + [
     "map@5(denominator='capped')",
     "err@10(max_grade=4)",
     "ndcg@10(zero_division=1.0)",

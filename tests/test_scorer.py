@@ -36,6 +36,10 @@ def test_names_round_trip_through_repr(name, suffix):
         with pytest.raises(ValueError, match="ties must be one of 'stable', 'average'; got 'pessimistic'"):
             get_ranking_scorer(name + suffix)
         return
+    if name == "bpref" and "@" in suffix:
+        with pytest.raises(ValueError, match="bpref examines every document: it has no k"):
+            get_ranking_scorer(name + suffix)
+        return
     scorer = get_ranking_scorer(name + suffix)
     assert repr(scorer) == name + suffix
     assert get_ranking_scorer(repr(scorer)) == scorer

@@ -86,6 +86,11 @@ def as_text(ids):
     return text(ids) if ids.dtype.kind == "S" else ids.astype(np.str_)
 
 
+def shown(value):
+    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number."""
+    return repr(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+
+
 @dataclass
 class Evaluation:
     """The judged rankings of the evaluated queries and the ids of the queries."""
@@ -96,7 +101,7 @@ class Evaluation:
 
 
 def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=None, judged_only=False, num_docs=0):
-    """Join a run to its qrels: every evaluated query's retrieved documents in rank order, then its unretrieved judged ones.
+    """Join a run to its qrels: each query's retrieved documents in rank order, then its judged unretrieved ones.
 
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
     rankings; ``num_docs`` (-N) is the collection size for utility.
@@ -182,7 +187,7 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     if len(repeated):
         row = by_key[repeated[0] + 1]
         raise ValueError(
-            f"the qrels judge document {qrels_doc[row]!r} of query {vocabulary[qrels_code[row]]!r} twice; "
+            f"the qrels judge document {shown(qrels_doc[row])} of query {shown(vocabulary[qrels_code[row]])} twice; "
             "give each (query, document) pair one judgement."
         )
     place = np.minimum(np.searchsorted(documents, retrieved_doc), len(documents) - 1)
@@ -195,7 +200,7 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     if (counts > 1).any():
         row = int(np.flatnonzero(counts > 1)[0])
         raise ValueError(
-            f"the run retrieves document {qrels_doc[row]!r} twice for query {vocabulary[qrels_code[row]]!r}; "
+            f"the run retrieves document {shown(qrels_doc[row])} twice for query {shown(vocabulary[qrels_code[row]])}; "
             "a run lists each document once per query."
         )
     label = np.where(matched, relevance[np.maximum(qrels_row, 0)], 0)
@@ -331,7 +336,7 @@ def evaluate_run(
         score}}``, a DataFrame with columns ``query_id``, ``doc_id``,
         ``score``, or the result of :func:`read_run`.
     metrics : sequence of str, default=("official",)
-        trec_eval measures as given to its ``-m``: names (``"map"``,
+        The measures, as given to trec_eval's ``-m``: names (``"map"``,
         ``"ndcg"``), names with parameters (``"P.5,10"``, ``"ndcg_cut.10"``,
         ``"rbp.p=0.8"``) and sets (``"official"``, trec_eval's default,
         ``"all_trec"``, ``"set"``); and ranking metric names of this library
@@ -359,6 +364,11 @@ def evaluate_run(
     results : dict
         Measure name (trec_eval's, such as ``"P_5"``) to its summary, or to
         the array of per-query values.
+
+    See Also
+    --------
+    read_qrels, read_run : Read the files once to evaluate several runs or settings.
+    sklearn_rankmetrics.ranking_report : The same metrics on arrays of labels and scores.
 
     Notes
     -----
@@ -399,6 +409,7 @@ def collect(evaluation, metrics, *, average=True):
     """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
     requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
     ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
+    ids = as_text(ids) if ids.dtype.kind == "S" else ids
     order = np.argsort(ids, kind="stable")
     results = {} if average else {"qid": ids[order]}
     for base, params in requests:

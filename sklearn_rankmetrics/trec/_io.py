@@ -6,6 +6,7 @@ threads handle side by side, rather than line by line in Python.
 """
 
 import gzip
+import itertools
 import os
 from dataclasses import dataclass
 
@@ -75,6 +76,11 @@ def read_qrels(source):
         Naming the file and the first line that does not have four columns
         or whose relevance is not an integer.
 
+    See Also
+    --------
+    read_run : Read the run to evaluate against these judgements.
+    evaluate_run : Evaluate a run, from these or from files.
+
     Examples
     --------
     >>> import io
@@ -116,6 +122,11 @@ def read_run(source):
     ValueError
         Naming the file and the first line that does not have six columns or
         whose score is not a number (NaN included).
+
+    See Also
+    --------
+    read_qrels : Read the judgements.
+    evaluate_run : Evaluate a run, from these or from files.
 
     Examples
     --------
@@ -284,7 +295,7 @@ def read_columns(source, fields, kind, wanted, numbers, *, extra=False):
     name, data = read_bytes(source)
     cuts = chunks_of_lines(data)
     wanted_fields = [fields.index(field) for field in wanted]
-    first_lines = np.cumsum([1] + [data.count(b"\n", start, stop) for start, stop in zip(cuts[:-2], cuts[1:-1])])
+    first_lines = np.cumsum([1] + [data.count(b"\n", start, stop) for start, stop in itertools.pairwise(cuts[:-1])])
 
     def read_chunk(start, stop, first_line):
         part, lines, wrong = tokenize(data, start, stop, len(fields), wanted_fields, extra)

@@ -185,6 +185,25 @@ def ndcg(judged, pairs):
     return [np.where(defined, values, 0.0)]
 
 
+def binary_g(judged):
+    """trec_eval's binG: the mean over relevant documents of 1 / log2(2 + non-relevant ones above it)."""
+    ranking = judged.ranking
+    strict_order(ranking, "binG")
+    relevant = judged.relevant.mask
+    nonrelevant_above = ranking.positions - ranking.before_in_query(relevant.astype(np.float64))
+    terms = np.where(relevant, 1.0 / np.log2(2.0 + nonrelevant_above), 0.0)
+    return divide(ranking.query_sum(terms), judged.num_rel)
+
+
+def strict_order(ranking, name):
+    """Refuse blocks of averaged ties, which a measure defined on one ordering cannot average cheaply."""
+    if ranking.has_ties:
+        raise ValueError(
+            f"{name} is defined on one ordering of the documents; with ties='average' it is not "
+            "available. Use ties=None (trec_eval's order), 'stable', 'pessimistic' or 'optimistic'."
+        )
+
+
 def num_nonrel_judged_ret(judged):
     ranking = judged.ranking
     retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
@@ -228,6 +247,7 @@ MEASURES = {
     "Rprec_mult": Measure(rprec_mult, "levels", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     "utility": Measure(utility, "numbers", (1.0, -1.0, 0.0, 0.0)),
     "11pt_avg": Measure(eleven_point, "numbers", RECALL_LEVELS),
+    "binG": Measure(single(binary_g)),
     "ndcg": Measure(ndcg, "pairs"),
     "ndcg_cut": Measure(per_cutoff(lambda judged, k: judged.values(_ndcg, k=k)), "cutoffs", STANDARD_CUTOFFS),
     "map_cut": Measure(

@@ -1,0 +1,339 @@
+"""TREC evaluation against trec_eval itself, through pytrec_eval, on random collections."""
+
+import gzip
+import io
+import math
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from sklearn_rankmetrics import (
+    bpref_score,
+    hit_rate_score,
+    mean_average_precision_score,
+    ndcg_score,
+    r_precision_score,
+    rank_biased_precision_score,
+    ranking_report,
+    recall_at_k_score,
+)
+from sklearn_rankmetrics.trec import evaluate_run, read_qrels, read_run
+from sklearn_rankmetrics.trec_eval import main
+
+# Every measure pytrec_eval computes per query, except relstring (a string) and
+# infAP, G, ndcg_rel and Rndcg, which this library does not implement.
+PYTREC_MEASURES = {
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall", "set_F",
+    "set_map", "set_relative_P", "relative_P", "Rprec_mult", "11pt_avg", "num_nonrel_judged_ret", "utility",
+    "gm_bpref", "binG",
+}  # fmt: skip
+# trec_eval 10 rounds x R to the nearest integer for these; trec_eval 9 (inside pytrec_eval) added 0.9 and truncated.
+ROUNDED = ("iprec_at_recall", "11pt_avg")
+
+
+def collection(seed, n_queries=25, graded=True, tied=False):
+    """Qrels and a run with everything trec_eval must handle.
+
+    Relevant documents the run misses, retrieved documents nobody judged,
+    judgements of -1 (pooled, unjudged), run queries without judgements,
+    judged queries missing from the run, and (``tied``) many equal scores.
+    """
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for query in range(n_queries):
+        qid = f"q{query}"
+        docs = [f"d{doc}" for doc in rng.choice(300, rng.integers(1, 40), replace=False)]
+        if rng.random() < 0.9:
+            levels = [0, 0, 1, 2, 3, -1] if graded else [0, 1]
+            qrels[qid] = {doc: int(rng.choice(levels)) for doc in docs[: rng.integers(1, len(docs) + 1)]}
+        if rng.random() < 0.85:
+            pool = docs + [f"x{doc}" for doc in range(rng.integers(0, 20))]
+            n_retrieved = rng.integers(1, len(pool) + 1)
+            retrieved = rng.choice(pool, n_retrieved, replace=False)
+            scores = rng.integers(0, 5, n_retrieved) if tied else rng.normal(size=n_retrieved).round(4)
+            run[qid] = {doc: float(score) for doc, score in zip(retrieved, scores, strict=True)}
+    return qrels, run
+
+
+def same_cutoffs(n_relevant):
+    """Whether trec_eval 9's and 10's rounding give the same cutoffs for every standard recall level."""
+    levels = np.round(np.arange(11) / 10, 1)
+    return all(math.floor(x * n_relevant + 0.5) == int(x * n_relevant + 0.9) for x in levels)
+
+
+def assert_same_as_pytrec_eval(qrels, run, ours, reference, measures):
+    assert sorted(reference) == list(ours["qid"])
+    checked = 0
+    for name, values in ours.items():
+        if name == "qid":
+            continue
+        expected = np.array([reference[query][name] for query in ours["qid"]])
+        if name.startswith(ROUNDED):
+            comparable = np.array([same_cutoffs(reference[query]["num_rel"]) for query in ours["qid"]])
+            values, expected = values[comparable], expected[comparable]
+        np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-12, err_msg=name)
+        checked += 1
+    assert checked >= len(measures)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("level", [1, 2])
+def test_every_measure_matches_pytrec_eval(seed, level):
+    qrels, run = collection(seed, graded=seed % 2 == 0, tied=seed % 4 == 1)
+    reference = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES, relevance_level=level).evaluate(run)
+    ours = evaluate_run(qrels, run, sorted(PYTREC_MEASURES), relevance_level=level, average=False)
+    assert_same_as_pytrec_eval(qrels, run, ours, reference, PYTREC_MEASURES)
+
+
+def trec_order(documents):
+    """A query's documents as trec_eval ranks them: score descending, then document id descending."""
+    return sorted(documents, key=lambda doc: (documents[doc], doc), reverse=True)
+
+
+@pytest.mark.parametrize("depth", [1, 3, 10])
+def test_max_depth_is_a_run_cut_to_that_depth(depth):
+    qrels, run = collection(3, tied=True)
+    cut = {query: {doc: docs[doc] for doc in trec_order(docs)[:depth]} for query, docs in run.items()}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(cut)
+    ours = evaluate_run(qrels, run, sorted(PYTREC_MEASURES), max_depth=depth, average=False)
+    assert_same_as_pytrec_eval(qrels, cut, ours, reference, PYTREC_MEASURES)
+
+
+def test_complete_scores_the_missing_queries_as_empty_rankings():
+    qrels, run = collection(5)
+    missing = sorted(set(qrels) - set(run))
+    assert missing
+    partial = evaluate_run(qrels, run, ["map", "num_rel", "num_q", "gm_map", "P.5"], average=False)
+    complete = evaluate_run(qrels, run, ["map", "num_rel", "num_q", "gm_map", "P.5"], complete=True, average=False)
+    assert sorted(complete["qid"]) == sorted(qrels)
+    lacking = np.isin(complete["qid"], missing)
+    assert (complete["map"][lacking] == 0).all() and (complete["P_5"][lacking] == 0).all()
+    np.testing.assert_array_equal(
+        complete["num_rel"][lacking], [sum(v >= 1 for v in qrels[q].values()) for q in missing]
+    )
+    means = evaluate_run(qrels, run, ["map", "num_q", "gm_map"], complete=True)
+    assert means["num_q"] == len(qrels)
+    assert means["map"] == pytest.approx(partial["map"].sum() / len(qrels), rel=1e-12)
+    # gm_map: each missing query contributes trec_eval's floor, 1e-5.
+    logs = np.concatenate((partial["gm_map"], np.full(len(missing), np.log(1e-5))))
+    assert means["gm_map"] == pytest.approx(np.exp(logs.mean()), rel=1e-12)
+
+
+def write_collection(qrels, run, directory, compress):
+    suffix = ".gz" if compress else ""
+    opener = gzip.open if compress else open
+    qrels_path, run_path = directory / f"qrels{suffix}", directory / f"run{suffix}"
+    with opener(qrels_path, "wt") as file:
+        for query, docs in qrels.items():
+            file.writelines(f"{query} 0 {doc} {rel}\n" for doc, rel in docs.items())
+    with opener(run_path, "wt") as file:
+        for query, docs in run.items():
+            for rank, doc in enumerate(trec_order(docs), start=1):
+                file.write(f"{query}\tQ0\t{doc}\t{rank}\t{docs[doc]!r}\tmy_run\n")
+    return qrels_path, run_path
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_files_paths_and_file_objects_equal_the_dicts(tmp_path, compress):
+    qrels, run = collection(7, tied=True)
+    qrels_path, run_path = write_collection(qrels, run, tmp_path, compress)
+    expected = evaluate_run(qrels, run, ["official", "ndcg_cut.10"], average=False)
+    from_paths = evaluate_run(qrels_path, run_path, ["official", "ndcg_cut.10"], average=False)
+    with open(qrels_path, "rb") as qrels_file, open(run_path, "rb") as run_file:
+        from_files = evaluate_run(qrels_file, run_file, ["official", "ndcg_cut.10"], average=False)
+    for result in (from_paths, from_files):
+        assert result.keys() == expected.keys()
+        for name in expected:
+            np.testing.assert_array_equal(result[name], expected[name], err_msg=name)
+    assert read_run(run_path).name == "my_run"
+
+
+def test_dataframes_with_ir_measures_columns():
+    pd = pytest.importorskip("pandas")
+    qrels, run = collection(9)
+    qrels_frame = pd.DataFrame(
+        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()], columns=["query_id", "doc_id", "relevance"]
+    )
+    run_frame = pd.DataFrame(
+        [(q, d, s) for q, docs in run.items() for d, s in docs.items()], columns=["query_id", "doc_id", "score"]
+    )
+    assert evaluate_run(qrels_frame, run_frame, ["map", "ndcg"]) == evaluate_run(qrels, run, ["map", "ndcg"])
+    with pytest.raises(ValueError, match="missing: relevance"):
+        evaluate_run(qrels_frame.drop(columns="relevance"), run_frame)
+
+
+def test_command_prints_pytrec_eval_values_line_by_line(tmp_path, capsys):
+    qrels, run = collection(11, tied=True)
+    qrels_path, run_path = write_collection(qrels, run, tmp_path, compress=False)
+    measures = ["map", "P.5,10", "ndcg_cut.10", "recip_rank", "num_ret", "bpref"]
+    assert main(["-q", *[arg for m in measures for arg in ("-m", m)], str(qrels_path), str(run_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    reference = pytrec_eval.RelevanceEvaluator(
+        qrels, {"map", "P_5", "P_10", "ndcg_cut_10", "recip_rank", "num_ret", "bpref"}
+    ).evaluate(run)
+    seen = set()
+    for line in lines:
+        name, query, value = line.split("\t")
+        assert len(name) == 22 and name == name.strip().ljust(22)
+        name = name.strip()
+        if query == "all":
+            continue
+        expected = reference[query][name]
+        assert value == (str(int(expected)) if name == "num_ret" else f"{expected:6.4f}"), line
+        seen.add((name, query))
+    assert len(seen) == len(reference) * 7
+    summary = {line.split("\t")[0].strip(): line.split("\t")[2] for line in lines if "\tall\t" in line}
+    assert summary["map"] == f"{np.mean([values['map'] for values in reference.values()]):6.4f}"
+    assert summary["num_ret"] == str(sum(int(values["num_ret"]) for values in reference.values()))
+    # trec_eval's order, not the order of -m
+    assert list(summary) == ["num_ret", "map", "bpref", "recip_rank", "P_5", "P_10", "ndcg_cut_10"]
+
+
+def test_command_defaults_to_the_official_measures_and_prints_the_runid(tmp_path, capsys):
+    qrels, run = collection(12)
+    qrels_path, run_path = write_collection(qrels, run, tmp_path, compress=True)
+    assert main([str(qrels_path), str(run_path)]) == 0
+    names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
+    assert names[:6] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
+    assert names[-1] == "P_1000" and "iprec_at_recall_0.50" in names
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("q1 Q0 d1 1 0.5 run\nq1 Q0 d2 2\n", r"run, line 2: expected at least 6 columns"),
+        ("q1 Q0 d1 1 0.5 run\nq1 Q0 d2 2 high run\n", r"run, line 2: the score column must be a number; got 'high'"),
+        ("q1 Q0 d1 1 nan run\n", r"run, line 1: the score is NaN"),
+        ("q1 Q0 d1 1 0.5 run\nq1 Q0 d1 2 0.4 run\n", r"retrieves document 'd1' twice for query 'q1'"),
+    ],
+)
+def test_bad_runs_name_the_file_and_line(tmp_path, content, message):
+    (tmp_path / "run").write_text(content)
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(tmp_path / "qrels", tmp_path / "run")
+
+
+def test_bad_qrels_name_the_file_and_line(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n# a comment\nq1 0 d2 x\n")
+    with pytest.raises(ValueError, match=r"qrels, line 3: the relevance column must be an integer; got 'x'"):
+        read_qrels(tmp_path / "qrels")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d1 0\n")
+    with pytest.raises(ValueError, match="judge document 'd1' of query 'q1' twice"):
+        evaluate_run(tmp_path / "qrels", {"q1": {"d1": 1.0}})
+
+
+def test_command_reports_errors_without_a_traceback(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("q1 0 d1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 0.5 run\n")
+    assert main([str(tmp_path / "qrels"), str(tmp_path / "run")]) == 1
+    assert "qrels, line 1: expected the 4 columns" in capsys.readouterr().err
+
+
+def test_comments_blank_lines_and_text_after_the_tag_are_ignored_as_by_trec_eval():
+    run = read_run(io.StringIO("# header\nq1 Q0 d1 1 0.5 tag trailing words\n\n  q1\tQ0  d2 2 0.25 tag\n"))
+    assert list(run.doc_id) == ["d1", "d2"] and list(run.score) == [0.5, 0.25] and run.name == "tag"
+
+
+# ---- measures pytrec_eval lacks, on hand-computed examples -----------------------------------
+
+
+def test_rbp_and_its_residual_by_hand():
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "z": 1}}
+    run = {"q": {"a": 4.0, "u": 3.0, "c": 2.0, "b": 1.0}}  # u is unjudged
+    result = evaluate_run(qrels, run, ["rbp.p=0.5", "rbp_resid.p=0.5", "unj.1,2,5"])
+    # Gains scaled by the largest judgement, 2: a = 1/2, c = 1. RBP = 0.5 (0.5 + 0.25 * 1).
+    assert result["rbp_p=0.5"] == pytest.approx(0.5 * (0.5 + 0.25))
+    # Residual: 0.5**4 past the list, plus 0.5 * 0.5**1 for the unjudged document at rank 2.
+    assert result["rbp_resid_p=0.5"] == pytest.approx(0.5**4 + 0.5 * 0.5)
+    assert result["unj_1"] == 0 and result["unj_2"] == 0.5 and result["unj_5"] == pytest.approx(1 / 5)
+
+
+def test_library_names_work_in_evaluate_run():
+    qrels, run = collection(4)
+    result = evaluate_run(qrels, run, ["nDCG@10", "AP", "RR", "R@100", "Success@5", "RBP(p=0.8)", "P_10"])
+    trec = evaluate_run(qrels, run, ["ndcg_cut.10", "map", "recip_rank", "recall.100", "success.5", "P.10"])
+    assert result["nDCG@10"] == pytest.approx(trec["ndcg_cut_10"], rel=1e-12)
+    assert result["AP"] == pytest.approx(trec["map"], rel=1e-12)
+    assert result["RR"] == pytest.approx(trec["recip_rank"], rel=1e-12)
+    assert result["R@100"] == pytest.approx(trec["recall_100"], rel=1e-12)
+    assert result["Success@5"] == pytest.approx(trec["success_5"], rel=1e-12)
+    assert result["P_10"] == pytest.approx(trec["P_10"], rel=1e-12)
+
+
+# ---- the "not retrieved" convention of the metric functions -----------------------------------
+
+
+def as_rows(qrels, run):
+    """One row per judged or retrieved document: labels, scores (-inf: judged, not retrieved), query ids, judged."""
+    rows = []
+    for query in sorted(set(qrels) & set(run)):
+        judged, retrieved = qrels[query], run[query]
+        for doc in sorted(set(judged) | set(retrieved)):
+            rows.append((query, max(judged.get(doc, 0), 0), retrieved.get(doc, -np.inf), doc in judged))
+    qid, y_true, y_score, is_judged = zip(*rows, strict=True)
+    return np.array(y_true, dtype=float), np.array(y_score), np.array(qid), np.array(is_judged)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_minus_inf_rows_reproduce_trec_eval(seed):
+    qrels, run = collection(seed, graded=False)
+    qrels = {q: {d: r for d, r in docs.items() if r >= 0} for q, docs in qrels.items()}
+    y_true, y_score, qid, judged = as_rows(qrels, run)
+    reference = pytrec_eval.RelevanceEvaluator(
+        qrels, {"map", "ndcg", "ndcg_cut_5", "recall_10", "Rprec", "success_5", "bpref", "map_cut_10"}
+    ).evaluate(run)
+    queries = sorted(set(qrels) & set(run))
+
+    def expected(name):
+        return np.array([reference[query][name] for query in queries])
+
+    order = np.random.default_rng(seed).permutation(len(qid))  # any row order must do
+    y_true, y_score, qid, judged = y_true[order], y_score[order], qid[order], judged[order]
+    options = {"qid": qid, "ties": "stable", "average": False}
+    # Scores are distinct per query here (random normals), so any tie policy agrees with trec_eval.
+    np.testing.assert_allclose(mean_average_precision_score(y_true, y_score, **options), expected("map"), rtol=1e-12)
+    np.testing.assert_allclose(
+        mean_average_precision_score(y_true, y_score, k=10, **options), expected("map_cut_10"), rtol=1e-12
+    )
+    np.testing.assert_allclose(ndcg_score(y_true, y_score, **options), expected("ndcg"), rtol=1e-12)
+    np.testing.assert_allclose(ndcg_score(y_true, y_score, k=5, **options), expected("ndcg_cut_5"), rtol=1e-12)
+    np.testing.assert_allclose(recall_at_k_score(y_true, y_score, k=10, **options), expected("recall_10"), rtol=1e-12)
+    np.testing.assert_allclose(r_precision_score(y_true, y_score, **options), expected("Rprec"), rtol=1e-12)
+    np.testing.assert_allclose(hit_rate_score(y_true, y_score, k=5, **options), expected("success_5"), rtol=1e-12)
+    np.testing.assert_allclose(bpref_score(y_true, y_score, judged=judged, **options), expected("bpref"), rtol=1e-12)
+    report = ranking_report(y_true, y_score, qid=qid, metrics=["map", "ndcg_cut_5", "recall_10"], average=False)
+    np.testing.assert_allclose(report["map"], expected("map"), rtol=1e-12)
+    np.testing.assert_allclose(report["ndcg_cut_5"], expected("ndcg_cut_5"), rtol=1e-12)
+    np.testing.assert_allclose(report["recall_10"], expected("recall_10"), rtol=1e-12)
+
+
+def test_a_query_that_retrieved_nothing_scores_zero_not_zero_division():
+    y_true, y_score = [1, 0, 1, 1], [-np.inf, -np.inf, 2.0, 1.0]
+    values = mean_average_precision_score(y_true, y_score, qid=[0, 0, 1, 1], average=False, zero_division=np.nan)
+    np.testing.assert_array_equal(values, [0.0, 1.0])
+
+
+def test_minus_inf_masks_seen_items_in_the_2d_layout():
+    y_true = np.array([[1, 0, 1, 0], [0, 1, 0, 0]], dtype=float)
+    y_score = np.array([[0.9, -np.inf, 0.1, 0.5], [0.2, 0.3, -np.inf, 0.1]])
+    grouped = ndcg_score(y_true.ravel(), y_score.ravel(), qid=np.repeat([0, 1], 4), k=2, average=False)
+    np.testing.assert_allclose(ndcg_score(y_true, y_score, k=2, average=False), grouped, rtol=1e-15)
+    np.testing.assert_allclose(grouped, [1.0 / (1.0 + 1 / np.log2(3)), 1.0])
+
+
+def test_plus_inf_and_nan_scores_stay_errors():
+    with pytest.raises(ValueError, match=r"contains \+inf.*-inf for a judged document that was not retrieved"):
+        ndcg_score([1, 0], [np.inf, 0.0])
+    with pytest.raises(ValueError, match="contains NaN"):
+        ndcg_score([1, 0], [np.nan, 0.0])
+
+
+def test_rank_biased_precision_by_hand_with_residual():
+    y_true, y_score = [1, 0, 1, 0], [4, 3, 2, 1]
+    judged = np.array([True, False, True, True])
+    score, residual = rank_biased_precision_score(y_true, y_score, p=0.5, judged=judged, return_residual=True)
+    assert score == pytest.approx(0.5 * (1 + 0.25))
+    assert residual == pytest.approx(0.5**4 + 0.5 * 0.5)
