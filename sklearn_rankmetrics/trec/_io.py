@@ -143,16 +143,10 @@ def read_run(source):
 def read_run_bytes(source):
     """:func:`read_run` with the ids kept as byte strings, which the evaluation compares faster."""
     fields = ("query_id", "q0", "doc_id", "rank", "score", "tag")
-    name, columns, last_line = read_columns(
+    _, columns, last_line = read_columns(
         source, fields, "run", ("query_id", "doc_id", "score"), {"score": np.float64}, extra=True
     )
-    score = columns["score"]
-    if np.isnan(score).any():
-        bad = int(np.flatnonzero(np.isnan(score))[0])
-        raise ValueError(
-            f"{name}, line {columns['line'][bad]}: the score is NaN; every retrieved document needs a score."
-        )
-    return Run(columns["query_id"], columns["doc_id"], score, last_line[5].decode("utf-8", "replace"))
+    return Run(columns["query_id"], columns["doc_id"], columns["score"], last_line[5].decode("utf-8", "replace"))
 
 
 def text(values):
@@ -208,8 +202,10 @@ def tokenize(data, start, stop, n_fields, wanted, extra=False):
         if isinstance(bounds, int):
             return None, None, bounds
     starts, ends, lines = bounds
+    padded = np.concatenate((buffer, np.zeros(PADDING, dtype=np.uint8)))
     columns = [
-        fixed_width(buffer, starts(field), ends(field)) if field in wanted else None for field in range(n_fields)
+        fixed_width(padded, len(buffer), starts(field), ends(field)) if field in wanted else None
+        for field in range(n_fields)
     ]
     return columns, lines, -1
 
@@ -271,13 +267,21 @@ def general_bounds(buffer, n_fields, extra):
     return (lambda field: starts[:, field]), (lambda field: ends[:, field]), lines
 
 
-def fixed_width(buffer, starts, ends):
-    """The tokens ``buffer[starts[i]:ends[i]]`` as one fixed-width byte-string array (zero padded)."""
+# Zero bytes after a chunk, so that a token near its end can be read as a window of PADDING bytes.
+PADDING = 64
+
+
+def fixed_width(padded, size, starts, ends):
+    """The tokens ``padded[starts[i]:ends[i]]`` as one fixed-width byte-string array (zero padded).
+
+    ``padded`` holds the ``size`` bytes of the chunk followed by PADDING zero bytes.
+    """
     lengths = ends - starts
     width = int(lengths.max(initial=1))
-    padded = np.concatenate((buffer, np.zeros(width, dtype=np.uint8)))
+    if width > PADDING:
+        padded = np.concatenate((padded[:size], np.zeros(width, dtype=np.uint8)))
     # Every window of ``width`` bytes, without copying; one gather takes each token's.
-    windows = np.lib.stride_tricks.as_strided(padded, shape=(len(buffer), width), strides=(1, 1), writeable=False)
+    windows = np.lib.stride_tricks.as_strided(padded, shape=(size, width), strides=(1, 1), writeable=False)
     matrix = windows[starts]
     matrix[np.arange(width) >= lengths[:, None]] = 0
     return matrix.view(f"S{width}").reshape(-1)
@@ -307,14 +311,16 @@ def read_columns(source, fields, kind, wanted, numbers, *, extra=False):
                 f"({' '.join(fields)}); got {len(content.split())}: {content[:80]!r}."
             )
         chunk = {field: values for field, values in zip(fields, part, strict=True) if values is not None}
-        chunk["line"] = lines + first_line
         for field, dtype in numbers.items():
-            chunk[field] = to_numbers(chunk[field], dtype, name, chunk["line"], field)
+            chunk[field] = to_numbers(chunk[field], dtype, name, lines + first_line, field)
+            if dtype is np.float64 and np.isnan(chunk[field]).any():
+                line = first_line + lines[np.flatnonzero(np.isnan(chunk[field]))[0]]
+                raise ValueError(f"{name}, line {line}: the {field} is NaN; every {kind} line needs a number there.")
         return chunk
 
     chunks = map_in_threads(read_chunk, cuts[:-1], cuts[1:], first_lines)
     columns = {field: np.concatenate([chunk[field] for chunk in chunks]) for field in chunks[0]}
-    if len(columns["line"]) == 0:
+    if len(columns[wanted[0]]) == 0:
         raise ValueError(f"{name} is empty: a {kind} file needs at least one line of {' '.join(fields)}.")
     return name, columns, last_data_line(data)
 
