@@ -221,15 +221,23 @@ def recall_at_k_score(
     -----
     .. math:: \mathrm{R@k} = |\{\text{relevant in the top } k\}| / R
 
-    where :math:`R` counts the relevant documents among the query's rows, as
-    trec_eval's ``recall_k`` does when every row is judged. A query with
-    :math:`R = 0` scores ``zero_division``.
+    where :math:`R` counts every relevant document of the query: all its rows
+    with a label >= the threshold, including the rows scored ``-inf`` (judged
+    but not retrieved). Recall is only as right as :math:`R`: give every
+    judged document a row, ``-inf`` for those the system did not return, to
+    get trec_eval's ``recall_k``; the retrieved rows alone overstate it. A
+    query with :math:`R = 0` scores ``zero_division``.
 
     Examples
     --------
     >>> from sklearn_rankmetrics import recall_at_k_score
     >>> round(recall_at_k_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.6], k=2), 4)
     0.3333
+
+    A relevant document the system did not retrieve still counts in R:
+
+    >>> round(recall_at_k_score([1, 0, 1, 1], [0.9, 0.8, 0.7, float("-inf")], k=10), 4)
+    0.6667
     """
     return evaluate(
         _recall,
