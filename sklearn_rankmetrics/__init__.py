@@ -2,6 +2,7 @@
 
 from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
 from ._compare import RankingComparison, compare_rankings
+from ._coverage import catalog_coverage
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
@@ -27,6 +28,7 @@ __all__ = [
     "RankingComparison",
     "alpha_ndcg_score",
     "bpref_score",
+    "catalog_coverage",
     "compare_rankings",
     "cumulative_gain_score",
     "dcg_score",

@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._parallel import map_in_threads
+from ._sparse import candidate_rows, is_sparse
 from ._validation import (
     TIES,
     as_float_array,
@@ -471,14 +472,21 @@ def weighted_mean(values, weights=None):
     return float(np.ldexp(np.average(np.ldexp(values, -exponent), weights=weights), exponent))
 
 
-def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=None, return_order=False):
+def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=None, return_order=False, depth=None):
     """Validate the inputs of a metric and return their :class:`Ranking` (and the order that sorts them).
 
     ``y_true`` and ``y_score`` are 1-D with one row per document and ``qid`` the
     query of each row (None: a single query), or 2-D with one query per row and
-    ``qid=None``, the layout of :func:`sklearn.metrics.ndcg_score`.
+    ``qid=None``, the layout of :func:`sklearn.metrics.ndcg_score`. A 2-D
+    ``y_true`` may be a scipy sparse matrix: when the metrics look no deeper
+    than ``depth`` (and the order is not wanted), only the rows they can see
+    are ranked; otherwise it is made dense.
     """
     ties = check_option("ties", ties, TIES)
+    if is_sparse(y_true):
+        if depth is not None and not return_order:
+            return rank_sparse(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
+        y_true = y_true.toarray()
     y_true = as_float_array(y_true, "y_true", ndim=(1, 2))
     y_score = as_float_array(y_score, "y_score", ndim=(1, 2))
     if y_true.shape != y_score.shape:
@@ -506,6 +514,26 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
 
     ranking, order = build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid)
     return (ranking, order) if return_order else ranking
+
+
+def rank_sparse(y_true, y_score, *, qid, ties, sample_weight, depth):
+    """The :class:`Ranking` of a sparse users x items ``y_true``, for metrics at cutoffs up to ``depth``."""
+    y_score = as_float_array(y_score, "y_score", ndim=(2,))
+    if qid is not None or y_true.shape != y_score.shape:
+        raise ValueError(
+            f"a sparse y_true is a users x items matrix: give qid=None and a y_score of the same shape; got shapes "
+            f"{y_true.shape} and {y_score.shape}{' and a qid' if qid is not None else ''}."
+        )
+    check_labels(np.concatenate((sparse_values(y_true), [0.0])))
+    check_scores(y_score)
+    weight = check_sample_weight(sample_weight, y_score.shape[0])
+    labels, scores, users = candidate_rows(y_true, y_score, depth)
+    return build_ranking(labels, scores, users, ties=ties, weight=None if weight is None else weight[users])[0]
+
+
+def sparse_values(matrix):
+    """The stored values of a scipy sparse matrix, as float64."""
+    return np.asarray(matrix.tocoo().data, dtype=np.float64)
 
 
 def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
@@ -560,6 +588,6 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     """
     check_zero_division(zero_division)
     check_flag("average", average)
-    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
+    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=params.get("k"))
     values, defined = metric(ranking, **params)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)

@@ -1,6 +1,9 @@
 """Several metrics of the same rankings from one sort."""
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
 from ._docs import fill_doc
 from ._grouping import distinct_query_ids, rank_queries
@@ -51,6 +54,14 @@ def ranking_report(
     report : dict
         Metric name to float, or to an array of per-query values.
 
+    Warns
+    -----
+    UndefinedMetricWarning
+        When some queries have no relevant document (for a metric's
+        threshold) and entered a mean as ``zero_division``: how many, per
+        metric. A silent 0 (or 1) would otherwise move the mean unnoticed,
+        as happens with recommender users who interacted with nothing.
+
     See Also
     --------
     get_ranking_scorer_names : The base names of the metrics.
@@ -80,7 +91,9 @@ def ranking_report(
             raise ValueError(f"{name!r} sets {', '.join(shared)}, which the report sets once for every metric.")
         requests.append((name, KERNELS[score_func], options))
 
-    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
+    cutoffs = [options.get("k") for _, _, options in requests]
+    depth = None if None in cutoffs else max(cutoffs)  # how deep any metric looks: a sparse y_true needs no more
+    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
     report = {}
     if not average:
         report["qid"] = np.arange(ranking.n_queries) if qid is None else distinct_query_ids(qid)
@@ -89,6 +102,22 @@ def ranking_report(
     # its loops: they run side by side, one per core.
     _ = ranking.positions  # computed once here rather than by several threads at once
     results = map_in_threads(lambda request: request[1](ranking, **request[2]), requests)
+    undefined = {}
     for (name, _, _), (values, defined), name_zero_division in zip(requests, results, zero_divisions, strict=True):
         report[name] = ranking.aggregate(values, defined, average=average, zero_division=name_zero_division)
+        if average and not np.isnan(name_zero_division) and not np.all(defined):
+            undefined[name] = (int(np.count_nonzero(~defined)), name_zero_division)
+    if undefined:
+        warn_undefined_queries(undefined, ranking.n_queries)
     return report
+
+
+def warn_undefined_queries(undefined, n_queries):
+    """Say how many queries without a relevant document entered each mean as zero_division."""
+    counts = "; ".join(f"{name}: {count} (scored {value:g})" for name, (count, value) in undefined.items())
+    warnings.warn(
+        f"Queries without a relevant document, out of {n_queries}, scored zero_division in the means: {counts}. "
+        "Pass zero_division=np.nan to leave them out of the means, or average=False to see them.",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )

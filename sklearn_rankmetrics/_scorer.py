@@ -275,7 +275,7 @@ def get_ranking_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_ranking_scorer_names
     >>> get_ranking_scorer_names()[:4]
-    ['alpha_ndcg', 'cg', 'dcg', 'dcg_exp']
+    ['alpha_ndcg', 'bpref', 'cg', 'dcg']
     """
     return sorted(SCORER_NAMES)
 

@@ -47,6 +47,7 @@ def test_options_are_keyword_only(name):
         [],
         ["y_true", "y_score"],
         ["y_true", "y_scores"],
+        ["item_id", "y_score"],
         ["score_func"],
         ["name"],
         ["sizes"],

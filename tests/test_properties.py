@@ -31,6 +31,8 @@ def grouped_rankings(draw, max_rows=25):
     y_true = np.array(draw(st.lists(st.integers(0, 4), min_size=n_rows, max_size=n_rows)), dtype=float)
     scores = st.integers(-3, 3) if draw(st.booleans()) else st.floats(-1e3, 1e3, allow_nan=False)
     y_score = np.array(draw(st.lists(scores, min_size=n_rows, max_size=n_rows)), dtype=float)
+    if draw(st.booleans()):  # some judged documents were not retrieved
+        y_score[np.array(draw(st.lists(st.booleans(), min_size=n_rows, max_size=n_rows)))] = -np.inf
     k = draw(st.none() | st.integers(1, 8))
     return y_true, y_score, qid, k
 
@@ -93,7 +95,9 @@ def test_invariant_to_relabelling_queries(name, data, seed):
 def test_invariant_to_strictly_increasing_score_transforms(name, data):
     y_true, y_score, qid, k = data
     expected = METRICS[name](y_true, y_score, qid=qid, k=k, average=False)
-    for transformed in (2 * y_score + 5, np.arctan(y_score / 1e3), y_score**3):
+    # -inf (not retrieved) stays -inf: the transforms are of the retrieved documents' scores.
+    squashed = np.where(np.isneginf(y_score), -np.inf, np.arctan(y_score / 1e3))
+    for transformed in (2 * y_score + 5, squashed, y_score**3):
         if len(np.unique(transformed)) != len(np.unique(y_score)):
             continue  # rounding merged two scores: not strictly increasing in float64
         np.testing.assert_allclose(
