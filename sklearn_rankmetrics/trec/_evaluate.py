@@ -392,6 +392,7 @@ def evaluate_run(
     relevance_level=1,
     complete=False,
     max_depth=None,
+    judged_only=False,
     ties=None,
     average=True,
 ):
@@ -423,6 +424,8 @@ def evaluate_run(
     max_depth : int, default=None
         Only the top ``max_depth`` documents of each query count as retrieved
         (trec_eval ``-M``). None: all.
+    judged_only : bool, default=False
+        Remove the unjudged documents from each ranking first (trec_eval ``-J``).
     ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
         None: trec_eval's order, by descending score and then descending
         document id (the rank column is ignored). Otherwise the library's
@@ -475,6 +478,7 @@ def evaluate_run(
         complete=complete,
         max_depth=max_depth,
         ties=ties,
+        judged_only=judged_only,
     )
     return collect(evaluation, metrics, average=average)
 
