@@ -86,8 +86,8 @@ class Measure:
 
     @property
     def missing(self):
-        """The value of a query of the qrels that the run lacks (complete=True): 0, or log of the floor for gm."""
-        return np.log(MIN_GEO_MEAN) if self.summary == "gm" else 0.0
+        """The value of an evaluated query without a row to rank: 0 (1 for num_q, the log of the floor for gm)."""
+        return {"gm": np.log(MIN_GEO_MEAN), "count": 1.0}.get(self.summary, 0.0)
 
 
 # Per-measure computations: (judged ranking, parameters) -> list of per-query arrays (one per value).
