@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
-from sklearn.utils import check_random_state
 
-from ._parallel import map_in_threads
 from ._report import ranking_report
-from ._validation import check_option, check_real
+from ._resampling import bootstrap_means, check_resampling, resample_blocks
+from ._validation import check_option
 
 TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", None)
@@ -39,8 +38,6 @@ COLUMNS = (
 )
 # A system's row before (or without) a comparison with a baseline.
 EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None}
-# Resamples drawn at a time: a block of (BLOCK, n_queries) numbers stays small.
-BLOCK = 256
 # Options of compare_rankings that reach ranking_report.
 REPORT_OPTIONS = ("ties", "zero_division")
 
@@ -214,9 +211,7 @@ def compare_rankings(
     test = check_option("test", test, TESTS)
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of 'holm', 'bonferroni', None; got {correction!r}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be an integer >= 1; got {n_resamples!r}.")
-    confidence_level = check_real("confidence_level", confidence_level, low=0, high=1, low_open=True)
+    n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     unknown = sorted(set(options) - set(REPORT_OPTIONS))
     if unknown:
         raise TypeError(f"compare_rankings takes the options {', '.join(REPORT_OPTIONS)}; got {', '.join(unknown)}.")
@@ -229,8 +224,7 @@ def compare_rankings(
         if baseline is not None
         else list(itertools.combinations(systems, 2))
     )
-    # One stream of resamples for every metric: a numpy Generator seeded from random_state.
-    rng = np.random.default_rng(check_random_state(random_state).randint(2**31))
+    # One stream of resamples for every metric: the Generator seeded from random_state.
     rows = []
     # Metrics whose defined queries are the same share their resamples (all of them, unless zero_division=nan).
     groups = {}
@@ -323,31 +317,6 @@ def effect_size(d):
     if spread == 0:
         return 0.0 if d.mean() == 0 else float(np.sign(d.mean()) * np.inf)
     return float(d.mean() / spread)
-
-
-def resample_blocks(n_resamples, rng, function):
-    """``function(size, generator)`` over blocks of resamples on the library's threads, concatenated.
-
-    Each block draws from its own generator, seeded from ``rng`` in block
-    order, so the result does not depend on how many threads run the blocks.
-    """
-    sizes = [min(BLOCK, n_resamples - start) for start in range(0, n_resamples, BLOCK)]
-    generators = [np.random.default_rng(seed) for seed in rng.integers(2**63, size=len(sizes))]
-    return np.concatenate(map_in_threads(function, sizes, generators))
-
-
-def bootstrap_means(columns, n_resamples, rng):
-    """The mean of each column over ``n_resamples`` bootstrap resamples of the rows (queries)."""
-    n_queries = len(columns)
-
-    def block(size, generator):
-        # Row r of counts says how often each query is drawn in resample r.
-        draws = generator.integers(0, n_queries, size=(size, n_queries), dtype=np.int64)
-        draws += (np.arange(size) * n_queries)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=size * n_queries).reshape(size, n_queries)
-        return counts.astype(np.float64) @ columns / n_queries
-
-    return resample_blocks(n_resamples, rng, block)
 
 
 def paired_pvalues(differences, test, n_resamples, rng, resampled):

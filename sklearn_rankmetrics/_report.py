@@ -9,6 +9,7 @@ from ._docs import fill_doc
 from ._grouping import distinct_query_ids, rank_queries
 from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
+from ._resampling import bootstrap_interval, check_resampling
 from ._validation import check_flag, check_zero_division
 
 # Options that belong to the whole report: one sort serves every metric.
@@ -26,6 +27,9 @@ def ranking_report(
     sample_weight=None,
     average=True,
     zero_division=0.0,
+    confidence_level=None,
+    n_resamples=10_000,
+    random_state=None,
 ):
     """Compute several ranking metrics of the same inputs, sharing one sort.
 
@@ -48,11 +52,19 @@ def ranking_report(
         table, a dict of arrays whose ``"qid"`` entry holds the query ids
         (``np.unique(qid)``; 0, 1, ... for 2-D inputs).
     %(zero_division)s
+    confidence_level : float, default=None
+        With a level such as 0.95 (and ``average=True``), each metric comes
+        with the percentile bootstrap interval of its mean over queries.
+    n_resamples : int, default=10_000
+        Bootstrap resamples of the queries for the intervals.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the resampling, for reproducible intervals.
 
     Returns
     -------
     report : dict
-        Metric name to float, or to an array of per-query values.
+        Metric name to float, or to an array of per-query values; with
+        ``confidence_level``, to a tuple ``(mean, ci_low, ci_high)``.
 
     Warns
     -----
@@ -76,11 +88,19 @@ def ranking_report(
     {'ndcg@10': 0.8041, 'mrr': 0.75}
     >>> ranking_report(y_true, y_score, qid=["a", "a", "a", "b", "b", "b"], metrics=["mrr"], average=False)
     {'qid': array(['a', 'b'], dtype='<U1'), 'mrr': array([1. , 0.5])}
+    >>> report = ranking_report(y_true, y_score, qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], confidence_level=0.9,
+    ...                         random_state=0)
+    >>> report["mrr"]  # mean, then the interval: with two queries it spans their values
+    (0.75, 0.5, 1.0)
     """
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
     check_zero_division(zero_division)
     check_flag("average", average)
+    if confidence_level is not None:
+        if not average:
+            raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
+        n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     requests = []
     for name in metrics:
         score_func, options = parse_metric_name(name)
@@ -105,11 +125,26 @@ def ranking_report(
     undefined = {}
     for (name, _, _), (values, defined), name_zero_division in zip(requests, results, zero_divisions, strict=True):
         report[name] = ranking.aggregate(values, defined, average=average, zero_division=name_zero_division)
+        if confidence_level is not None:
+            report[name] = (
+                report[name],
+                *mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng),
+            )
         if average and not np.isnan(name_zero_division) and not np.all(defined):
             undefined[name] = (int(np.count_nonzero(~defined)), name_zero_division)
     if undefined:
         warn_undefined_queries(undefined, ranking.n_queries)
     return report
+
+
+def mean_interval(ranking, values, defined, zero_division, n_resamples, confidence_level, rng):
+    """The bootstrap interval of a metric's (weighted) mean over the queries that enter it."""
+    values = ranking.aggregate(values, defined, average=False, zero_division=zero_division)
+    kept = ~np.isnan(values)
+    if not kept.any():
+        return float("nan"), float("nan")
+    weights = None if ranking.query_weights is None else ranking.query_weights[kept]
+    return bootstrap_interval(values[kept], n_resamples, confidence_level, rng, weights)
 
 
 def warn_undefined_queries(undefined, n_queries):

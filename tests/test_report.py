@@ -54,3 +54,46 @@ def test_report_of_2d_inputs_names_queries_by_row():
 def test_report_errors(metrics, error, message):
     with pytest.raises(error, match=message):
         ranking_report([1, 0], [0.5, 0.2], metrics=metrics)
+
+
+def test_confidence_intervals_surround_the_mean_and_are_reproducible():
+    rng = np.random.default_rng(5)
+    qid = np.repeat(np.arange(80), 12)
+    y_true = rng.integers(0, 3, qid.size)
+    y_score = y_true + rng.normal(0, 2, qid.size)
+    names = ["ndcg@10", "map", "mrr(zero_division=nan)"]
+    plain = ranking_report(y_true, y_score, qid=qid, metrics=names)
+    with_intervals = ranking_report(y_true, y_score, qid=qid, metrics=names, confidence_level=0.9, random_state=3)
+    assert with_intervals == ranking_report(
+        y_true, y_score, qid=qid, metrics=names, confidence_level=0.9, random_state=3
+    )
+    for name in names:
+        mean, low, high = with_intervals[name]
+        assert mean == plain[name] and low < mean < high
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")  # queries without relevant rows
+def test_confidence_intervals_cover_the_true_mean_at_about_the_nominal_rate():
+    # Per-query values drawn from a known distribution: 90% intervals should cover its mean about 90% of the time.
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(200):
+        y_true = (rng.random(60) < 0.3).astype(float)  # one document per query: P@1 is Bernoulli(0.3)
+        mean, low, high = ranking_report(
+            y_true,
+            np.ones(60),
+            qid=np.arange(60),
+            metrics=["precision@1(zero_division=0.0)"],
+            confidence_level=0.9,
+            n_resamples=2000,
+            random_state=rng.integers(2**31),
+        )["precision@1(zero_division=0.0)"]
+        covered += low <= 0.3 <= high
+    assert 0.82 <= covered / 200 <= 0.97
+
+
+def test_confidence_intervals_need_the_mean():
+    with pytest.raises(ValueError, match="confidence_level needs average=True"):
+        ranking_report([1, 0], [1, 0], metrics=["map"], average=False, confidence_level=0.95)
+    with pytest.raises(ValueError, match="n_resamples must be an integer >= 1"):
+        ranking_report([1, 0], [1, 0], metrics=["map"], confidence_level=0.95, n_resamples=0)
