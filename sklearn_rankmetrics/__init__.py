@@ -7,6 +7,7 @@ from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
 from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
+from ._plot import QueryComparisonDisplay, RankingCurveDisplay
 from ._precision import (
     f1_at_k_score,
     hit_rate_score,
@@ -24,8 +25,10 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GroupedRanker",
+    "QueryComparisonDisplay",
     "QueryGroupWarning",
     "RankingComparison",
+    "RankingCurveDisplay",
     "alpha_ndcg_score",
     "bpref_score",
     "catalog_coverage",

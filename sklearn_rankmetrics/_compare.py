@@ -59,6 +59,10 @@ class RankingComparison:
         its adjusted p-value is below ``1 - confidence_level``.
     n_queries : int
         The number of queries compared.
+    per_query : dict
+        The per-query values compared: ``"qid"`` to the query ids, and each
+        metric to a dict of system name to values (nan where a query is left
+        out by ``zero_division=np.nan``).
 
     See Also
     --------
@@ -78,6 +82,7 @@ class RankingComparison:
     correction: str = "holm"
     confidence_level: float = 0.95
     n_queries: int = 0
+    per_query: dict = field(default_factory=dict, repr=False)
 
     def to_frame(self):
         """The rows as a long pandas DataFrame with the columns of :data:`COLUMNS`.
@@ -237,8 +242,12 @@ def compare_rankings(
     order = {metric: i for i, metric in enumerate(metrics)}
     rows.sort(key=lambda row: order[row["metric"]])
     adjust(rows, correction)
-    n_queries = len(next(iter(reports.values()))["qid"])
-    return RankingComparison(rows, test, correction, confidence_level, n_queries)
+    ids = next(iter(reports.values()))["qid"]
+    per_query = {
+        "qid": ids,
+        **{metric: {name: report[metric] for name, report in reports.items()} for metric in metrics},
+    }
+    return RankingComparison(rows, test, correction, confidence_level, len(ids), per_query)
 
 
 def check_systems(y_scores, baseline):

@@ -79,7 +79,7 @@ def test_confidence_intervals_cover_the_true_mean_at_about_the_nominal_rate():
     covered = 0
     for _ in range(200):
         y_true = (rng.random(60) < 0.3).astype(float)  # one document per query: P@1 is Bernoulli(0.3)
-        mean, low, high = ranking_report(
+        _, low, high = ranking_report(
             y_true,
             np.ones(60),
             qid=np.arange(60),

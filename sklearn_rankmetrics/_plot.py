@@ -1,0 +1,319 @@
+"""Displays in scikit-learn's style: metric@k curves and per-query comparisons (matplotlib, the ``plot`` extra)."""
+
+import numpy as np
+
+from ._grouping import rank_queries
+from ._registry import KERNELS, parse_metric_name
+from ._validation import check_option
+
+# Options that belong to the ranking (one sort for every k), not to the metric.
+RANKING_OPTIONS = ("ties", "sample_weight")
+
+
+def pyplot(owner):
+    """matplotlib.pyplot, or an ImportError that names the extra to install."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(
+            f"{owner} needs matplotlib: pip install 'sklearn-rankmetrics[plot]' (or pip install matplotlib)."
+        ) from error
+    return plt
+
+
+def new_axes(ax, owner):
+    if ax is None:
+        _, ax = pyplot(owner).subplots()
+    return ax
+
+
+def metric_at_cutoffs(y_true, y_score, *, qid, metric, cutoffs, options):
+    """The mean of ``metric`` at every cutoff in ``cutoffs``, all from one sort of the rows."""
+    score_func, preset = parse_metric_name(metric)
+    if score_func not in KERNELS:
+        raise ValueError(f"{metric!r} has no per-query kernel to draw at several cutoffs; use a ranking metric.")
+    if "k" in preset:
+        raise ValueError(f"metric={metric!r} sets a cutoff; name the metric alone (as 'ndcg') and pass k=.")
+    options = {**preset, **options}
+    zero_division = options.pop("zero_division", 0.0)
+    ranking_options = {key: options.pop(key) for key in RANKING_OPTIONS if key in options}
+    ranking = rank_queries(y_true, y_score, qid=qid, **ranking_options)
+    kernel = KERNELS[score_func]
+    return np.array([ranking.aggregate(*kernel(ranking, k=k, **options), zero_division=zero_division) for k in cutoffs])
+
+
+def check_cutoffs(k):
+    cutoffs = np.asarray(list(k) if not np.isscalar(k) else [k])
+    if cutoffs.ndim != 1 or len(cutoffs) == 0 or cutoffs.dtype.kind not in "iu" or (cutoffs < 1).any():
+        raise ValueError(f"k must be a non-empty sequence of integers >= 1, such as range(1, 21); got {k!r}.")
+    return cutoffs
+
+
+class RankingCurveDisplay:
+    """Metric@k curves of one or several systems: the mean of a ranking metric against the cutoff k.
+
+    Build it with :meth:`from_predictions` or :meth:`from_estimator`; every
+    curve of every k comes from one sort of each system's rows.
+
+    Parameters
+    ----------
+    k : ndarray of int
+        The cutoffs.
+    scores : dict
+        System name to the array of the metric's mean at each cutoff.
+    metric : str
+        The metric's name, for the axis label.
+
+    Attributes
+    ----------
+    ax_ : matplotlib Axes
+        The axes drawn on.
+    figure_ : matplotlib Figure
+        The figure holding them.
+    lines_ : list of matplotlib Line2D
+        One curve per system, in the order of ``scores``.
+
+    See Also
+    --------
+    ranking_report : The metrics at one cutoff, per query or averaged.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from sklearn_rankmetrics import RankingCurveDisplay
+    >>> y_true = [3, 2, 0, 1, 0, 2]
+    >>> display = RankingCurveDisplay.from_predictions(
+    ...     y_true, {"model": [0.9, 0.3, 0.5, 0.1, 0.8, 0.4], "oracle": y_true}, qid=[1, 1, 1, 2, 2, 2], k=[1, 2, 3]
+    ... )
+    >>> display.scores["oracle"]
+    array([1., 1., 1.])
+    """
+
+    def __init__(self, *, k, scores, metric):
+        self.k = np.asarray(k)
+        self.scores = dict(scores)
+        self.metric = metric
+
+    def plot(self, *, ax=None, **line_kwargs):
+        """Draw the curves.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; None: a new figure.
+        **line_kwargs : dict
+            Passed to ``ax.plot`` for every curve.
+
+        Returns
+        -------
+        display : RankingCurveDisplay
+            Itself, with ``ax_``, ``figure_`` and ``lines_`` set.
+        """
+        ax = new_axes(ax, type(self).__name__)
+        self.lines_ = [
+            ax.plot(self.k, values, marker="o", markersize=3, label=str(name), **line_kwargs)[0]
+            for name, values in self.scores.items()
+        ]
+        ax.set_xlabel("k")
+        ax.set_ylabel(f"mean {self.metric}@k")
+        ax.legend()
+        ax.grid(alpha=0.3)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_predictions(
+        cls, y_true, y_score, *, qid=None, metric="ndcg", k=range(1, 21), name=None, ax=None, **options
+    ):
+        """Draw metric@k for the scores of one or several systems.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
+            Relevance labels, as for the metric functions.
+        y_score : array-like or dict
+            The scores of one system, or a dict of system name to scores.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of each row.
+        metric : str, default="ndcg"
+            A metric name without a cutoff, such as ``"ndcg"``, ``"map"``,
+            ``"recall"``, ``"precision"`` or ``"ndcg_exp"``.
+        k : iterable of int, default=range(1, 21)
+            The cutoffs.
+        name : str, default=None
+            Name of a single system (ignored for a dict).
+        ax : matplotlib Axes, default=None
+            Axes to draw on; None: a new figure.
+        **options : dict
+            Options of the metric, such as ``ties``, ``gain``,
+            ``zero_division`` or ``sample_weight``.
+
+        Returns
+        -------
+        display : RankingCurveDisplay
+            The display, drawn.
+        """
+        cutoffs = check_cutoffs(k)
+        systems = dict(y_score) if isinstance(y_score, dict) else {name or "scores": y_score}
+        scores = {
+            system: metric_at_cutoffs(y_true, values, qid=qid, metric=metric, cutoffs=cutoffs, options=dict(options))
+            for system, values in systems.items()
+        }
+        return cls(k=cutoffs, scores=scores, metric=metric).plot(ax=ax)
+
+    @classmethod
+    def from_estimator(cls, estimator, X, y, *, qid=None, metric="ndcg", k=range(1, 21), name=None, ax=None, **options):
+        """Draw metric@k for the predictions of a fitted estimator.
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Its ``predict(X)`` gives the scores.
+        X : array-like of shape (n_samples, n_features)
+            The documents.
+        y : array-like of shape (n_samples,)
+            Their relevance labels.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of each row.
+        metric : str, default="ndcg"
+            A metric name without a cutoff.
+        k : iterable of int, default=range(1, 21)
+            The cutoffs.
+        name : str, default=None
+            The curve's name; None: the estimator's class name.
+        ax : matplotlib Axes, default=None
+            Axes to draw on (pass another display's ``ax_`` to add a curve).
+        **options : dict
+            Options of the metric.
+
+        Returns
+        -------
+        display : RankingCurveDisplay
+            The display, drawn.
+        """
+        scores = estimator.predict(X)
+        name = name or type(estimator).__name__
+        return cls.from_predictions(y, {name: scores}, qid=qid, metric=metric, k=k, ax=ax, **options)
+
+
+class QueryComparisonDisplay:
+    """Per-query comparison of two systems from :func:`compare_rankings`.
+
+    ``kind="differences"`` draws the per-query differences (system minus
+    baseline) sorted, with the zero line: how many queries each system wins
+    and by how much. ``kind="scatter"`` draws the per-query values of the
+    system against the baseline's, with the diagonal.
+
+    Parameters
+    ----------
+    baseline_values, system_values : ndarray of shape (n_queries,)
+        The per-query values of the two systems.
+    baseline, system, metric : str
+        Their names and the metric's.
+
+    Attributes
+    ----------
+    differences : ndarray
+        ``system_values - baseline_values``, sorted.
+    ax_ : matplotlib Axes
+        The axes drawn on.
+    figure_ : matplotlib Figure
+        The figure holding them.
+
+    See Also
+    --------
+    compare_rankings : Computes the per-query values and the tests.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from sklearn_rankmetrics import QueryComparisonDisplay, compare_rankings
+    >>> comparison = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+    ...                               qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], baseline="a", random_state=0)
+    >>> QueryComparisonDisplay.from_comparison(comparison).differences
+    array([-0.66666667, -0.5       ])
+    """
+
+    def __init__(self, *, baseline_values, system_values, baseline, system, metric):
+        baseline_values, system_values = np.asarray(baseline_values), np.asarray(system_values)
+        compared = ~np.isnan(baseline_values) & ~np.isnan(system_values)  # queries left out by zero_division=nan
+        self.baseline_values, self.system_values = baseline_values[compared], system_values[compared]
+        self.differences = np.sort(self.system_values - self.baseline_values)
+        self.baseline, self.system, self.metric = baseline, system, metric
+
+    def plot(self, *, kind="differences", ax=None):
+        """Draw the comparison.
+
+        Parameters
+        ----------
+        kind : {"differences", "scatter"}, default="differences"
+            Sorted per-query differences with the zero line, or the two
+            systems' per-query values against each other with the diagonal.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; None: a new figure.
+
+        Returns
+        -------
+        display : QueryComparisonDisplay
+            Itself, with ``ax_`` and ``figure_`` set.
+        """
+        kind = check_option("kind", kind, ("differences", "scatter"))
+        ax = new_axes(ax, type(self).__name__)
+        if kind == "differences":
+            colors = np.where(self.differences > 0, "tab:green", np.where(self.differences < 0, "tab:red", "tab:gray"))
+            ax.bar(np.arange(len(self.differences)), self.differences, width=1.0, color=colors)
+            ax.axhline(0.0, color="black", linewidth=0.8)
+            ax.set_xlabel("queries, sorted by difference")
+            ax.set_ylabel(f"{self.metric}: {self.system} - {self.baseline}")
+        else:
+            ax.scatter(self.baseline_values, self.system_values, s=10, alpha=0.6)
+            low = min(self.baseline_values.min(), self.system_values.min())
+            high = max(self.baseline_values.max(), self.system_values.max())
+            ax.plot([low, high], [low, high], color="black", linewidth=0.8)
+            ax.set_xlabel(f"{self.metric} of {self.baseline}")
+            ax.set_ylabel(f"{self.metric} of {self.system}")
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_comparison(cls, comparison, *, metric=None, system=None, baseline=None, kind="differences", ax=None):
+        """Draw a pair of systems of a :class:`RankingComparison`.
+
+        Parameters
+        ----------
+        comparison : RankingComparison
+            The result of :func:`compare_rankings`.
+        metric : str, default=None
+            One of its metrics; None: the first.
+        system, baseline : str, default=None
+            The two systems; None: the first pair compared.
+        kind : {"differences", "scatter"}, default="differences"
+            What to draw (see :meth:`plot`).
+        ax : matplotlib Axes, default=None
+            Axes to draw on; None: a new figure.
+
+        Returns
+        -------
+        display : QueryComparisonDisplay
+            The display, drawn.
+        """
+        per_query = comparison.per_query
+        metric = metric or next(name for name in per_query if name != "qid")
+        if metric not in per_query:
+            raise ValueError(f"metric={metric!r} is not in the comparison; it has {list(per_query)[1:]}.")
+        if system is None or baseline is None:
+            pair = next(row for row in comparison.rows if row["baseline"] is not None)
+            system, baseline = system or pair["system"], baseline or pair["baseline"]
+        values = per_query[metric]
+        for name in (system, baseline):
+            if name not in values:
+                raise ValueError(f"{name!r} is not a system of the comparison; the systems are {list(values)}.")
+        return cls(
+            baseline_values=values[baseline],
+            system_values=values[system],
+            baseline=baseline,
+            system=system,
+            metric=metric,
+        ).plot(kind=kind, ax=ax)
