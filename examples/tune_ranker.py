@@ -1,99 +1,156 @@
-"""Tune rankers by grouped NDCG@10 and MAP with GridSearchCV over query groups.
+"""Tune two rankers by grouped NDCG@10 on LightGBM's lambdarank data, then ask whether one is really better.
 
-Runs on synthetic data from ``make_ranking`` by default, or on an svmlight
-ranking file (``--svmlight FILE [--query FILE]``). It tunes a
-HistGradientBoostingRegressor (pointwise) and, when LightGBM is installed, an
-LGBMRanker through GroupedRanker, with GroupKFold so that no query is split
-between training and validation, then scores the refit models on held-out
-queries.
+The whole workflow without glue: GridSearchCV over GroupKFold (no query split
+between training and validation), the library's NDCG@10 scorer, LightGBM's
+LGBMRanker with early stopping inside every fold (on queries held out whole),
+and a pointwise HistGradientBoostingRegressor. The refit models are scored on
+the separate test file, compared query by query with a paired randomization
+test, and drawn as NDCG@k curves.
 
-    python examples/tune_ranker.py
-    python examples/tune_ranker.py --svmlight ../shared/data/lightgbm-lambdarank/rank.train
+    python examples/tune_ranker.py                # ../shared/data/lightgbm-lambdarank
+    python examples/tune_ranker.py --synthetic    # make_ranking data instead
 """
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 import sklearn
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.model_selection import GridSearchCV, GroupKFold, GroupShuffleSplit
 
-from sklearn_rankmetrics import GroupedRanker, get_ranking_scorer, load_svmlight_ranking, make_ranking
+from sklearn_rankmetrics import (
+    GroupedRanker,
+    RankingCurveDisplay,
+    compare_rankings,
+    get_ranking_scorer,
+    load_svmlight_ranking,
+    make_ranking,
+    ranking_report,
+)
 
-SCORING = {"NDCG@10": get_ranking_scorer("ndcg@10"), "MAP": get_ranking_scorer("map")}
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
+SCORER = get_ranking_scorer("ndcg@10")
+FOLDS = 5
 
 
-def candidates():
+def candidates(seed):
     """(name, estimator, parameter grid) of each model family to tune."""
     yield (
-        "HistGradientBoostingRegressor",
-        HistGradientBoostingRegressor(max_iter=100, random_state=0),
-        {"max_leaf_nodes": [7, 31], "learning_rate": [0.05, 0.2]},
+        "HistGradientBoosting",
+        HistGradientBoostingRegressor(early_stopping=False, random_state=seed),
+        {"max_iter": [50, 150], "max_leaf_nodes": [7, 31]},
     )
     try:
         from lightgbm import LGBMRanker
     except ImportError:
-        print("LightGBM is not installed: skipping LGBMRanker (pip install 'sklearn-rankmetrics[lightgbm]').")
+        print("LightGBM is not installed: skipping LGBMRanker (pip install 'sklearn-rankmetrics[lightgbm]').\n")
         return
-    yield (
-        "LGBMRanker via GroupedRanker",
-        GroupedRanker(LGBMRanker(n_estimators=100, n_jobs=1, verbose=-1, random_state=0)),
-        {"estimator__num_leaves": [7, 31], "estimator__learning_rate": [0.05, 0.2]},
+    ranker = GroupedRanker(
+        LGBMRanker(n_estimators=400, n_jobs=1, verbose=-1, random_state=seed),
+        early_stopping_rounds=20,  # on 10% of each fold's training queries, held out whole
+        early_stopping_metric="ndcg@10",
+        random_state=seed,
     )
+    yield "LGBMRanker", ranker, {"estimator__num_leaves": [7, 31], "estimator__learning_rate": [0.05, 0.1]}
 
 
 def load(args):
-    if args.svmlight is None:
-        X, y, qid = make_ranking(n_queries=args.n_queries, n_docs=(5, 40), random_state=args.seed)
-        return X, y, qid, f"make_ranking(n_queries={args.n_queries}, random_state={args.seed})"
-    X, y, qid = load_svmlight_ranking(args.svmlight, query_path=args.query)
-    return X.toarray(), y, qid, args.svmlight
+    """Training and test rows: the two files of the shared data, or a split of synthetic data."""
+    if args.synthetic:
+        X, y, qid = make_ranking(n_queries=250, n_docs=(5, 40), random_state=args.seed)
+        train, test = next(GroupShuffleSplit(n_splits=1, test_size=0.2, random_state=args.seed).split(X, y, qid))
+        return (X[train], y[train], qid[train]), (X[test], y[test], qid[test]), "make_ranking (synthetic)"
+    if not (args.data / "rank.train").exists():
+        raise SystemExit(f"No rank.train in {args.data}: pass --data DIR, or --synthetic for generated data.")
+    X, y, qid = load_svmlight_ranking(args.data / "rank.train")
+    X_test, y_test, qid_test = load_svmlight_ranking(
+        args.data / "rank.test", n_features=X.shape[1], qid_offset=qid.max() + 1
+    )
+    return (X.toarray(), y, qid), (X_test.toarray(), y_test, qid_test), f"{args.data}/rank.train, rank.test"
 
 
-def print_candidates(search):
+def describe(rows):
+    X, y, qid = rows
+    return f"{len(y)} documents in {len(np.unique(qid))} queries, {X.shape[1]} features"
+
+
+def tune(name, estimator, grid, train):
+    X, y, qid = train
+    n_candidates = int(np.prod([len(values) for values in grid.values()]))
+    print(f"Tuning {name}: {n_candidates} candidates x {FOLDS} folds by NDCG@10 ...", flush=True)
+    start = time.perf_counter()
+    search = GridSearchCV(estimator, grid, scoring=SCORER, cv=GroupKFold(n_splits=FOLDS), n_jobs=2)
+    search.fit(X, y, groups=qid)
     results = search.cv_results_
-    print(f"  {'':1} {'parameters':<58} {'NDCG@10':>17} {'MAP':>17}")
+    means, stds = results["mean_test_score"], results["std_test_score"]
+    best = search.best_index_
+    # Candidates within one standard error of the best are not distinguishable by this cross-validation.
+    close = means >= means[best] - stds[best] / np.sqrt(FOLDS)
+    print(f"  {time.perf_counter() - start:.1f} s. Fold mean ± std; * best, ~ within one standard error of it:")
     for i, params in enumerate(results["params"]):
-        best = "*" if i == search.best_index_ else ""
         shown = ", ".join(f"{key.removeprefix('estimator__')}={value}" for key, value in params.items())
-        cells = [f"{results[f'mean_test_{name}'][i]:.4f} ± {results[f'std_test_{name}'][i]:.4f}" for name in SCORING]
-        print(f"  {best:1} {shown:<58} {cells[0]:>17} {cells[1]:>17}")
+        mark = "*" if i == best else "~" if close[i] else " "
+        print(f"  {mark} {shown:<42} {means[i]:.4f} ± {stds[i]:.4f}")
+    if close.sum() > 1:
+        print(f"  {close.sum()} candidates are within noise of each other: the pick among them is a coin toss.")
+    return search
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--svmlight", help="an svmlight ranking file (default: synthetic data)")
-    parser.add_argument("--query", help="its LightGBM-style file of query sizes (default: FILE.query if present)")
-    parser.add_argument("--n-queries", type=int, default=300, help="queries of synthetic data (default: 300)")
+    parser.add_argument("--synthetic", action="store_true", help="use make_ranking data instead of the shared files")
+    parser.add_argument("--data", type=Path, default=DATA, help=f"folder of rank.train and rank.test (default: {DATA})")
+    parser.add_argument("--plot", type=Path, default=Path("ndcg_at_k.png"), help="where to save the NDCG@k curves")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    # With routing on, the `groups` given to fit reach GroupKFold, the scorers and GroupedRanker alike.
+    # With routing on, the `groups` given to fit reach GroupKFold, the scorer and GroupedRanker alike.
     sklearn.set_config(enable_metadata_routing=True)
-    X, y, qid, source = load(args)
-    train, test = next(GroupShuffleSplit(n_splits=1, test_size=0.25, random_state=args.seed).split(X, y, qid))
-    print(
-        f"Data: {source}: {len(y)} documents in {len(np.unique(qid))} queries; "
-        f"{len(np.unique(qid[test]))} queries held out for the final test.\n"
-    )
+    train, test, source = load(args)
+    print(f"Data: {source}\n  training: {describe(train)}\n  test:     {describe(test)}\n")
 
-    summary = []
-    for name, estimator, grid in candidates():
-        n_candidates = int(np.prod([len(values) for values in grid.values()]))
-        print(f"Tuning {name}: {n_candidates} candidates x 5 folds, refit on the best NDCG@10 ...", flush=True)
-        start = time.perf_counter()
-        search = GridSearchCV(estimator, grid, scoring=SCORING, refit="NDCG@10", cv=GroupKFold(n_splits=5), n_jobs=2)
-        search.fit(X[train], y[train], groups=qid[train])
-        print(f"  done in {time.perf_counter() - start:.1f} s; * marks the best candidate")
-        print_candidates(search)
-        test_scores = {metric: scorer(search, X[test], y[test], qid=qid[test]) for metric, scorer in SCORING.items()}
-        summary.append((name, test_scores))
+    scores = {}
+    for name, estimator, grid in candidates(args.seed):
+        search = tune(name, estimator, grid, train)
+        scores[name] = search.predict(test[0])
         print()
 
-    print("Held-out queries, refit models:")
-    for name, scores in summary:
-        print(f"  {name:<32} " + "  ".join(f"{metric} {value:.4f}" for metric, value in scores.items()))
+    X_test, y_test, qid_test = test
+    n_queries = len(np.unique(qid_test))
+    print(f"Refit models on the {n_queries} test queries (mean [95% bootstrap interval]):")
+    metrics = ["ndcg@10", "map", "mrr@10"]
+    for name, values in scores.items():
+        report = ranking_report(y_test, values, qid=qid_test, metrics=metrics, confidence_level=0.95, random_state=0)
+        cells = "  ".join(f"{metric} {mean:.4f} [{low:.3f}, {high:.3f}]" for metric, (mean, low, high) in report.items())
+        print(f"  {name:<22} {cells}")
+
+    if len(scores) > 1:
+        baseline = next(iter(scores))
+        comparison = compare_rankings(y_test, scores, qid=qid_test, metrics=metrics, baseline=baseline, random_state=0)
+        print(f"\nIs the difference real? Paired randomization test over the test queries, Holm-adjusted:\n{comparison}")
+        for row in comparison.rows:
+            if row["baseline"] is None:
+                continue
+            verdict = "significant" if row["pvalue_adjusted"] < 0.05 else "NOT significant: could be noise"
+            print(
+                f"  {row['metric']}: {row['system']} - {row['baseline']} = {row['delta']:+.4f} "
+                f"[{row['delta_ci_low']:+.4f}, {row['delta_ci_high']:+.4f}], adjusted p = {row['pvalue_adjusted']:.3f}, "
+                f"wins/ties/losses {row['wins']}/{row['ties']}/{row['losses']}: {verdict}"
+            )
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    except ImportError:
+        print("\nmatplotlib is not installed: no plot (pip install 'sklearn-rankmetrics[plot]').")
+        return
+    display = RankingCurveDisplay.from_predictions(y_test, scores, qid=qid_test, metric="ndcg", k=range(1, 21))
+    display.ax_.set_title(f"NDCG@k on {n_queries} test queries")
+    display.figure_.savefig(args.plot, dpi=120, bbox_inches="tight")
+    print(f"\nNDCG@k curves for k = 1..20 saved to {args.plot}")
 
 
 if __name__ == "__main__":

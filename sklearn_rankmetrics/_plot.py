@@ -116,6 +116,7 @@ class RankingCurveDisplay:
             for name, values in self.scores.items()
         ]
         ax.set_xlabel("k")
+        ax.xaxis.get_major_locator().set_params(integer=True)  # cutoffs are whole ranks
         ax.set_ylabel(f"mean {self.metric}@k")
         ax.legend()
         ax.grid(alpha=0.3)
