@@ -98,6 +98,20 @@ def tune(name, estimator, grid, train):
     return search
 
 
+def print_comparison(comparison):
+    print(f"\nIs the difference real? Paired randomization tests over the test queries, Holm-adjusted:\n{comparison}")
+    for row in comparison.rows:
+        if row["baseline"] is None:
+            continue
+        verdict = "significant" if row["pvalue_adjusted"] < 0.05 else "NOT significant: could be noise"
+        interval = f"[{row['delta_ci_low']:+.4f}, {row['delta_ci_high']:+.4f}]"
+        print(
+            f"  {row['metric']}: {row['system']} - {row['baseline']} = {row['delta']:+.4f} {interval}, "
+            f"adjusted p = {row['pvalue_adjusted']:.3f}, wins/ties/losses {row['wins']}/{row['ties']}/{row['losses']}: "
+            f"{verdict}"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--synthetic", action="store_true", help="use make_ranking data instead of the shared files")
@@ -117,28 +131,18 @@ def main():
         scores[name] = search.predict(test[0])
         print()
 
-    X_test, y_test, qid_test = test
+    _, y_test, qid_test = test
     n_queries = len(np.unique(qid_test))
     print(f"Refit models on the {n_queries} test queries (mean [95% bootstrap interval]):")
     metrics = ["ndcg@10", "map", "mrr@10"]
     for name, values in scores.items():
         report = ranking_report(y_test, values, qid=qid_test, metrics=metrics, confidence_level=0.95, random_state=0)
-        cells = "  ".join(f"{metric} {mean:.4f} [{low:.3f}, {high:.3f}]" for metric, (mean, low, high) in report.items())
-        print(f"  {name:<22} {cells}")
-
+        cells = [f"{metric} {mean:.4f} [{low:.3f}, {high:.3f}]" for metric, (mean, low, high) in report.items()]
+        print(f"  {name:<22} " + "  ".join(cells))
     if len(scores) > 1:
         baseline = next(iter(scores))
         comparison = compare_rankings(y_test, scores, qid=qid_test, metrics=metrics, baseline=baseline, random_state=0)
-        print(f"\nIs the difference real? Paired randomization test over the test queries, Holm-adjusted:\n{comparison}")
-        for row in comparison.rows:
-            if row["baseline"] is None:
-                continue
-            verdict = "significant" if row["pvalue_adjusted"] < 0.05 else "NOT significant: could be noise"
-            print(
-                f"  {row['metric']}: {row['system']} - {row['baseline']} = {row['delta']:+.4f} "
-                f"[{row['delta_ci_low']:+.4f}, {row['delta_ci_high']:+.4f}], adjusted p = {row['pvalue_adjusted']:.3f}, "
-                f"wins/ties/losses {row['wins']}/{row['ties']}/{row['losses']}: {verdict}"
-            )
+        print_comparison(comparison)
 
     try:
         import matplotlib
