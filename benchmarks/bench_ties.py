@@ -9,6 +9,7 @@ unseen items all score 0. Each metric should stay within 3x of ndcg_score.
 """
 
 import argparse
+import inspect
 import time
 import warnings
 
@@ -26,6 +27,10 @@ METRICS = {
     "recall": rm.recall_at_k_score,
     "r_precision": rm.r_precision_score,
     "err": rm.expected_reciprocal_rank_score,
+    "hit_rate": rm.hit_rate_score,
+    "f1": rm.f1_at_k_score,
+    "bpref": rm.bpref_score,
+    "rbp": rm.rank_biased_precision_score,
 }
 
 
@@ -67,6 +72,8 @@ def main():
             metric_options = dict(options)
             if metric_name == "err" and "k" in options:
                 metric_options["k"] = 20
+            if "k" not in inspect.signature(metric).parameters:  # bpref has no cutoff
+                metric_options.pop("k", None)
             times[metric_name] = time_once(metric, arrays, metric_options)
             if times[metric_name] > args.limit:
                 slow.add(metric_name)

@@ -63,3 +63,19 @@ def test_every_query_of_a_large_tied_input_at_once():
         n_relevant = int(labels[qid == query].sum())
         expected = float(exact_expected_reciprocal_rank(0, size, n_relevant)) if n_relevant else 0.0
         assert per_query[query] == pytest.approx(expected, rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize(
+    ("size", "n_relevant", "visible"), [(3000, 1, 10), (3000, 30, 100), (2500, 200, 2400), (4000, 7, 3999)]
+)
+def test_hypergeometric_misses_of_large_tied_blocks_equal_exact_rationals(size, n_relevant, visible):
+    from sklearn_rankmetrics import hit_rate_score, subtopic_recall_score
+
+    exact_miss = Fraction(comb(size - n_relevant, visible), comb(size, visible))
+    labels = np.zeros(size)
+    labels[np.random.default_rng(size).permutation(size)[:n_relevant]] = 1.0
+    assert hit_rate_score(labels, np.ones(size), k=visible) == pytest.approx(float(1 - exact_miss), rel=1e-12)
+    # S-recall of one subtopic that those documents cover: the same probability.
+    assert subtopic_recall_score(labels[:, None], np.ones(size), k=visible, ties="average") == pytest.approx(
+        float(1 - exact_miss), rel=1e-12
+    )
