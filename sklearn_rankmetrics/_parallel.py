@@ -48,10 +48,29 @@ def _positive_int(variable):
 def thread_count():
     """How many threads the library's work may use: the one place that decides it.
 
-    ``RANKMETRICS_NUM_THREADS`` if set, else ``OMP_NUM_THREADS`` if set (joblib's
-    workers set it to their share of the cores), else the number of cores.
+    ``RANKMETRICS_NUM_THREADS`` if set. Otherwise the limits scikit-learn's own
+    parallel code obeys: the OpenMP thread count, as ``threadpoolctl``'s
+    ``threadpool_limits`` sets it, and ``OMP_NUM_THREADS`` (joblib's workers set
+    it to their share of the cores), whichever is lower, at most the cores.
     """
-    return _positive_int(THREADS_VARIABLE) or _positive_int("OMP_NUM_THREADS") or available_cores()
+    explicit = _positive_int(THREADS_VARIABLE)
+    if explicit:
+        return explicit
+    limits = [available_cores(), _positive_int("OMP_NUM_THREADS"), _openmp_threads()]
+    return min(limit for limit in limits if limit)
+
+
+_openmp = []  # threadpoolctl's controllers of the OpenMP runtimes loaded, found once
+
+
+def _openmp_threads():
+    """The lowest thread count of the loaded OpenMP runtimes (what threadpool_limits changes), or None."""
+    if not _openmp:
+        from threadpoolctl import ThreadpoolController
+
+        _openmp.append([lib for lib in ThreadpoolController().lib_controllers if lib.user_api == "openmp"])
+    counts = [lib.num_threads for lib in _openmp[0]]
+    return min(counts) if counts else None
 
 
 def _mark_in_pool():

@@ -177,3 +177,22 @@ def test_one_thread_runs_everything_inline(monkeypatch):
     names = map_in_threads(lambda _: threading.current_thread().name, range(4))
     assert names == [threading.current_thread().name] * 4
     assert np.isfinite(ranking_report([1, 0, 1], [0.3, 0.2, 0.1], metrics=["ndcg", "map"])["map"])
+
+
+def test_threads_obey_threadpoolctl_limits_and_omp_num_threads(monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    from sklearn_rankmetrics._parallel import available_cores, map_in_threads, thread_count
+
+    monkeypatch.delenv("RANKMETRICS_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert thread_count() <= available_cores()
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert thread_count() == 1
+        caller = threading.get_ident()
+        assert map_in_threads(lambda _: threading.get_ident(), range(4)) == [caller] * 4  # inline, no pool
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert thread_count() == 1
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "3")  # the library's own setting wins
+    with threadpool_limits(limits=1):
+        assert thread_count() == 3

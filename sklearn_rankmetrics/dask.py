@@ -1,0 +1,166 @@
+"""Ranking metrics of logs too big for one machine, on Dask (the ``dask`` extra).
+
+Every query's rows are brought into one partition (Dask's shuffle on the
+query column), each partition computes exact per-query values with
+:func:`sklearn_rankmetrics.ranking_report`, and the means are reduced
+exactly from per-query sums: the same values as the in-memory report.
+"""
+
+import warnings
+
+import numpy as np
+
+from ._registry import parse_metric_name
+from ._report import ranking_report as in_memory_report
+from ._report import warn_undefined_queries
+from ._validation import check_flag, check_zero_division
+
+WEIGHT = "__weight__"
+
+
+def import_dask():
+    try:
+        import dask
+        import dask.dataframe
+    except ImportError as error:
+        raise ImportError("sklearn_rankmetrics.dask needs dask: pip install 'sklearn-rankmetrics[dask]'.") from error
+    return dask
+
+
+def per_query_values(frame, *, query, label, score, weight, metrics, ties):
+    """One partition's per-query values (nan where undefined), the query's weight and id, as a pandas DataFrame."""
+    import pandas as pd
+
+    columns = {query: frame[query].iloc[:0], **{name: pd.Series([], dtype=float) for name in metrics}}
+    if len(frame) == 0:
+        return pd.DataFrame({**columns, WEIGHT: pd.Series([], dtype=float)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reduction warns once, for the whole log
+        report = in_memory_report(
+            frame[label].to_numpy(),
+            frame[score].to_numpy(),
+            qid=frame[query].to_numpy(),
+            metrics=metrics,
+            ties=ties,
+            sample_weight=None if weight is None else frame[weight].to_numpy(),
+            average=False,
+            zero_division=np.nan,
+        )
+    ids = report.pop("qid")
+    if weight is None:
+        weights = np.ones(len(ids))
+    else:  # constant within a query (the report checked it): the first row of each
+        first = frame.drop_duplicates(subset=query)
+        weights = first.set_index(query)[weight].reindex(ids).to_numpy(dtype=float)
+    return pd.DataFrame({query: ids, **report, WEIGHT: weights})
+
+
+def ranking_report(
+    frame,
+    *,
+    query="qid",
+    label="label",
+    score="score",
+    weight=None,
+    metrics=("ndcg@10", "map", "mrr"),
+    ties="average",
+    average=True,
+    zero_division=0.0,
+):
+    """Several ranking metrics of a Dask DataFrame of (query, label, score) rows, exactly as in memory.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per document, for instance read from Parquet.
+    query, label, score : str, default="qid", "label", "score"
+        The columns holding each row's query id, relevance label and score
+        (``-inf`` for a judged document not retrieved, as everywhere).
+    weight : str, default=None
+        A column of query weights, constant within each query; None: equal.
+    metrics : sequence of str, default=("ndcg@10", "map", "mrr")
+        Metric names, as for :func:`sklearn_rankmetrics.ranking_report`.
+    ties : {"average", "pessimistic", "optimistic", "stable"}, default="average"
+        Order of documents with equal scores.
+    average : bool, default=True
+        True: compute and return each metric's weighted mean over queries.
+        False: return the per-query values, lazily, as a Dask DataFrame with
+        the query column and one column per metric (nan where a query has no
+        relevant document).
+    zero_division : {0.0, 1.0, np.nan}, default=0.0
+        Value of a query without a relevant document in the means.
+
+    Returns
+    -------
+    report : dict or dask.dataframe.DataFrame
+        Metric name to its mean, or the per-query values.
+
+    See Also
+    --------
+    sklearn_rankmetrics.ranking_report : The same on arrays in memory.
+
+    Notes
+    -----
+    The shuffle on the query column moves every row once; each partition
+    then holds whole queries, so per-query values are exact. The means are
+    sums of per-query values (undefined queries counted apart) divided by
+    sums of weights: they equal the in-memory report's to rounding.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from sklearn_rankmetrics.dask import ranking_report
+    >>> rows = pd.DataFrame({"qid": [1, 1, 1, 2, 2, 2], "label": [3, 2, 0, 1, 0, 2],
+    ...                      "score": [0.9, 0.3, 0.5, 0.1, 0.8, 0.4]})
+    >>> report = ranking_report(dd.from_pandas(rows, npartitions=2), metrics=["ndcg@10", "mrr"])
+    >>> {name: round(value, 4) for name, value in report.items()}
+    {'ndcg@10': 0.8041, 'mrr': 0.75}
+    """
+    dask = import_dask()
+    check_flag("average", average)
+    zero_division = check_zero_division(zero_division)
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
+    metrics = list(metrics)
+    for name in metrics:
+        parse_metric_name(name)  # a bad name fails here, not in a worker
+    missing = [column for column in (query, label, score, weight) if column is not None and column not in frame.columns]
+    if missing:
+        raise ValueError(f"frame has no column {missing[0]!r}; its columns are {list(frame.columns)}.")
+    kept = [column for column in (query, label, score, weight) if column is not None]
+    options = {"query": query, "label": label, "score": score, "weight": weight, "metrics": metrics, "ties": ties}
+    meta = per_query_values(frame[kept]._meta, **options)
+    per_query = frame[kept].shuffle(on=query).map_partitions(per_query_values, **options, meta=meta)
+    if not average:
+        return per_query.drop(columns=WEIGHT)
+    return reduce_means(dask, per_query, metrics, zero_division)
+
+
+def reduce_means(dask, per_query, metrics, zero_division):
+    """Each metric's weighted mean from per-query sums: defined queries, and undefined ones counted apart."""
+    weights = per_query[WEIGHT]
+    sums = {}
+    for name in metrics:
+        defined = per_query[name].notnull()
+        sums[name] = (
+            (per_query[name].fillna(0.0) * weights).sum(),
+            weights.where(defined, 0.0).sum(),
+            weights.where(~defined, 0.0).sum(),
+            (~defined).sum(),
+        )
+    (computed,) = dask.compute(sums)
+    n_queries = None
+    report, undefined = {}, {}
+    for name, (total, defined_weight, undefined_weight, n_undefined) in computed.items():
+        value = parse_metric_name(name)[1].get("zero_division", zero_division)
+        if np.isnan(value):
+            report[name] = float(total / defined_weight) if defined_weight > 0 else float("nan")
+        else:
+            report[name] = float((total + value * undefined_weight) / (defined_weight + undefined_weight))
+            if n_undefined:
+                undefined[name] = (int(n_undefined), value)
+    if undefined:
+        n_queries = int(dask.compute(per_query.shape[0])[0])
+        warn_undefined_queries(undefined, n_queries)
+    return report
