@@ -49,6 +49,8 @@ def parser():
 def format_value(measure, value):
     if measure is not None and measure.summary in ("sum", "count"):
         return str(int(value))
+    if measure is not None and measure.summary == "none":
+        return f"'{value}'"
     return f"{value:6.4f}"
 
 
@@ -89,6 +91,8 @@ def lines(options):
             if base == "runid":
                 output.append(f"{'runid':<22}\tall\t{run.name}")
                 continue
+            if measure is not None and measure.summary == "none":
+                continue  # per query only
             for name, array in values:
                 padded = np.concatenate((array, np.full(len(evaluation.missing_ids), missing_value(measure))))
                 summary = summarize(measure, padded, n_queries) if measure else float(np.mean(padded))

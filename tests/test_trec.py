@@ -21,13 +21,12 @@ from sklearn_rankmetrics import (
 from sklearn_rankmetrics.trec import evaluate_run, read_qrels, read_run
 from sklearn_rankmetrics.trec_eval import main
 
-# Every measure pytrec_eval computes per query, except relstring (a string) and
-# infAP, G, ndcg_rel and Rndcg, which this library does not implement.
+# Every measure pytrec_eval computes per query, except relstring (a string, checked apart).
 PYTREC_MEASURES = {
     "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
     "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall", "set_F",
     "set_map", "set_relative_P", "relative_P", "Rprec_mult", "11pt_avg", "num_nonrel_judged_ret", "utility",
-    "gm_bpref", "binG",
+    "gm_bpref", "binG", "G", "infAP", "ndcg_rel", "Rndcg",
 }  # fmt: skip
 # trec_eval 10 rounds x R to the nearest integer for these; trec_eval 9 (inside pytrec_eval) added 0.9 and truncated.
 ROUNDED = ("iprec_at_recall", "11pt_avg")
@@ -344,3 +343,13 @@ def test_rank_biased_precision_by_hand_with_residual():
     score, residual = rank_biased_precision_score(y_true, y_score, p=0.5, judged=judged, return_residual=True)
     assert score == pytest.approx(0.5 * (1 + 0.25))
     assert residual == pytest.approx(0.5**4 + 0.5 * 0.5)
+
+
+def test_relstring_shows_the_judgements_of_the_top_documents(tmp_path, capsys):
+    qrels = {"q": {"a": 2, "b": 0, "c": -1, "d": 12}}
+    run = {"q": {"a": 5.0, "x": 4.0, "c": 3.0, "b": 2.0, "d": 1.0}}
+    assert list(evaluate_run(qrels, run, ["relstring.4"], average=False)["relstring_4"]) == ["2-.0"]
+    assert "relstring" not in evaluate_run(qrels, run, ["relstring", "map"])  # per query only
+    qrels_path, run_path = write_collection(qrels, run, tmp_path, compress=False)
+    assert main(["-q", "-m", "relstring", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out == f"{'relstring':<22}\tq\t'2-.0>'\n"

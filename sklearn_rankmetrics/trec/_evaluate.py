@@ -17,7 +17,7 @@ from .._grouping import (
 from .._registry import KERNELS, parse_metric_name
 from .._validation import TIES, check_option
 from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes, text
-from ._measures import MEASURES, NICKNAMES, JudgedRanking
+from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
 def as_qrels(qrels):
@@ -150,11 +150,12 @@ def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=
         shallow = positions_in_segments(starts, len(order)) < max_depth
         order, retrieved_code = order[shallow], retrieved_code[shallow]
 
-    labels, judged, qrels_row = judgements(
+    raw, qrels_row = judgements(
         qrels_code, qrels_doc, qrels.relevance, retrieved_code, run_doc[order], (vocabulary, qrels.doc_id)
     )
     if judged_only:
-        order, retrieved_code, labels, judged = order[judged], retrieved_code[judged], labels[judged], judged[judged]
+        kept = raw >= 0
+        order, retrieved_code, raw = order[kept], retrieved_code[kept], raw[kept]
     # Judged documents not retrieved (or cut by max_depth) rank last; with complete=True
     # the qrels queries the run lacks are evaluated too, as rankings of such documents only.
     evaluated = in_qrels & (in_run | complete)
@@ -167,25 +168,24 @@ def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=
         # Already in rank order: each query's unretrieved rows go after its retrieved ones.
         places = np.searchsorted(retrieved_code, qrels_code[extra], "right")
         codes = np.insert(retrieved_code, places, qrels_code[extra])
-        labels = np.insert(labels.astype(np.float64), places, qrels.relevance[extra])
-        judged = np.insert(judged, places, True)
+        raw = np.insert(raw, places, qrels.relevance[extra])
         retrieved = np.insert(np.ones(len(order), dtype=bool), places, False)
         query_starts = np.flatnonzero(differs_from_previous(codes))
+        labels = np.maximum(raw, 0).astype(np.float64)
         ranking = Ranking(labels, query_starts, retrieved=None if retrieved.all() else retrieved)
     else:
         codes = np.concatenate((retrieved_code, qrels_code[extra]))
-        labels = np.concatenate((labels, qrels.relevance[extra])).astype(np.float64)
-        judged = np.concatenate((judged, np.ones(len(extra), dtype=bool)))
+        raw = np.concatenate((raw, qrels.relevance[extra]))
         # -inf marks the unretrieved rows: a retrieved score of -inf becomes the lowest float.
         retrieved_score = np.maximum(score[order], np.finfo(np.float64).min)
         scores = np.concatenate((retrieved_score, np.full(len(extra), -np.inf)))
-        ranking, grouping = build_ranking(labels, scores, codes, ties=ties)
-        judged, codes = judged[grouping], codes[grouping]
+        ranking, grouping = build_ranking(np.maximum(raw, 0).astype(np.float64), scores, codes, ties=ties)
+        raw, codes = raw[grouping], codes[grouping]
     ranked = np.zeros(len(vocabulary), dtype=bool)
     ranked[codes[ranking.query_starts]] = True
     # A lacking query whose judgements are all negative has no row at all: it scores 0.
     missing = np.flatnonzero(evaluated & ~ranked)
-    judged_ranking = JudgedRanking(ranking, judged, relevance_level, num_docs)
+    judged_ranking = JudgedRanking(ranking, raw, relevance_level, num_docs)
     return Evaluation(judged_ranking, vocabulary[ranked], vocabulary[missing])
 
 
@@ -226,7 +226,7 @@ def trec_order(code, score, doc, ties):
 
 
 def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, names):
-    """Each retrieved row's label (0 when unjudged), whether it was judged, and its qrels row (-1: none).
+    """Each retrieved row's judgement (or NONPOOL, UNJUDGED) and its qrels row (-1: none).
 
     ``names`` (the query vocabulary and the qrels' document ids) name the
     query and document of a duplicate in the error.
@@ -261,9 +261,9 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
             f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[qrels_code[row]])}; "
             "a run lists each document once per query."
         )
-    label = np.where(matched, relevance[np.maximum(qrels_row, 0)], 0)
-    judged = matched & (label >= 0)
-    return np.maximum(label, 0), judged, qrels_row
+    judgement = np.where(matched, relevance[np.maximum(qrels_row, 0)], NONPOOL)
+    raw = np.where(judgement < 0, np.where(matched, UNJUDGED, NONPOOL), judgement)
+    return raw, qrels_row
 
 
 def maybe_among(values, members, bits=24):
@@ -494,7 +494,9 @@ def collect(evaluation, metrics, *, average=True):
         measure = MEASURES.get(base)
         for name, values in measure_values(evaluation.judged, base, params):
             missing = 0.0 if measure is None else measure.missing
-            values = np.concatenate((values, np.full(len(evaluation.missing_ids), missing)))
+            values = np.concatenate((values, np.full(len(evaluation.missing_ids), missing, dtype=values.dtype)))
+            if average and measure is not None and measure.summary == "none":
+                continue  # per query only
             if average:
                 results[name] = summarize(measure, values, len(ids)) if measure else float(np.mean(values))
             else:

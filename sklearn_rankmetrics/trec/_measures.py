@@ -14,11 +14,16 @@ import numpy as np
 
 from .._cascade import _reciprocal_rank
 from .._dcg import _ndcg
+from .._grouping import rank_order
 from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
 from .._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
 
 # trec_eval's floor for the geometric means: log(0) would be -inf.
 MIN_GEO_MEAN = 1e-5
+# trec_eval's smoothing in infAP.
+INFAP_EPSILON = 1e-5
+# trec_eval's codes of a retrieved document without a judgement >= 0: absent from the qrels, or judged negative.
+NONPOOL, UNJUDGED = -1, -2
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -28,15 +33,21 @@ class JudgedRanking:
     """The evaluated queries' rankings in trec_eval's order, and what the measures need besides.
 
     ``ranking`` holds the retrieved documents of each query in rank order
-    followed by its judged documents that were not retrieved; ``judged``
-    marks, in the same order, the rows with a judgement >= 0 (the others are
-    unjudged: absent from the qrels or judged negative).
+    followed by its judged documents that were not retrieved; ``raw`` holds,
+    in the same order, each row's judgement, or trec_eval's codes -1 (not in
+    the qrels) and -2 (in the qrels with a negative judgement: pooled but
+    unjudged).
     """
 
     ranking: object
-    judged: np.ndarray
+    raw: np.ndarray
     level: int
     num_docs: int = 0  # documents in the collection, for utility (trec_eval -N)
+
+    @cached_property
+    def judged(self):
+        """The rows with a judgement >= 0."""
+        return self.raw >= 0
 
     @cached_property
     def relevant(self):
@@ -74,7 +85,8 @@ class Measure:
     each: ``iprec_at_recall_0.10``), ``"numbers"`` (floats that change one
     value: ``set_F``) or ``"pairs"`` (``name=value``: ``rbp.p=0.8``).
     ``summary`` is ``"mean"``, ``"gm"`` (geometric mean), ``"sum"`` (printed as
-    an integer) or ``"count"`` (the number of queries). ``per_query``: whether
+    an integer), ``"count"`` (the number of queries) or ``"none"`` (per query
+    only: relstring's strings). ``per_query``: whether
     ``-q`` prints it for each query.
     """
 
@@ -87,7 +99,7 @@ class Measure:
     @property
     def missing(self):
         """The value of an evaluated query without a row to rank: 0 (1 for num_q, the log of the floor for gm)."""
-        return {"gm": np.log(MIN_GEO_MEAN), "count": 1.0}.get(self.summary, 0.0)
+        return {"gm": np.log(MIN_GEO_MEAN), "count": 1.0, "none": ""}.get(self.summary, 0.0)
 
 
 # Per-measure computations: (judged ranking, parameters) -> list of per-query arrays (one per value).
@@ -169,20 +181,160 @@ def unjudged(judged, k):
     return ranking.query_count(top & ~judged.judged) / k
 
 
+def gains(judged, pairs, name):
+    """Each row's gain: its judgement, unless ``level=gain`` pairs (as in -m ndcg.1=3,2=9) say otherwise."""
+    labels = judged.ranking.judged_labels
+    values = labels.copy()
+    for level, gain in pairs.items():
+        if not level.lstrip("-").isdigit() or gain < 0:
+            raise ValueError(
+                f"{name} takes level=gain pairs with a non-negative gain (as in -m {name}.1=3,2=9); got {level}={gain}."
+            )
+        values[labels == int(level)] = gain
+    return values
+
+
 def ndcg(judged, pairs):
     """trec_eval's ndcg: the judgement is the gain, unless ``level=gain`` pairs say otherwise."""
     if not pairs:
         return [judged.values(_ndcg)]
-    labels = judged.ranking.judged_labels
-    gains = labels.copy()
-    for level, gain in pairs.items():
-        if not level.lstrip("-").isdigit() or gain < 0:
-            raise ValueError(
-                f"ndcg takes level=gain pairs with a non-negative gain (as in -m ndcg.1=3,2=9); got {level}={gain}."
-            )
-        gains[labels == int(level)] = gain
-    values, defined = _ndcg(judged.ranking.with_labels(gains))
+    values, defined = _ndcg(judged.ranking.with_labels(gains(judged, pairs, "ndcg")))
     return [np.where(defined, values, 0.0)]
+
+
+class GainProfile:
+    """The sums along each query's ranking and ideal ranking that trec_eval's gain measures share.
+
+    Row arrays are in rank order (retrieved rows first, with their gains; the
+    rows not retrieved gain nothing there). The ideal ranking holds each
+    query's positive gains, sorted descending.
+    """
+
+    def __init__(self, judged, pairs, name):
+        ranking = judged.ranking
+        strict_order(ranking, name)
+        self.ranking = ranking
+        self.judged_gains = gains(judged, pairs, name)
+        self.gains = ranking.shown(self.judged_gains)
+        self.retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
+        self.discount = 1.0 / np.log2(ranking.positions + 2.0)
+        # DCG of the top n, at every row (n = its position + 1).
+        self.dcg = within_query_cumsum(ranking, self.gains * self.discount)
+        ideal_order = rank_order(ranking.query_of_row, self.judged_gains)[0]
+        ideal = self.judged_gains[ideal_order]
+        self.n_positive = ranking.query_count(ideal > 0)
+        self.ideal_dcg_prefix = within_query_cumsum(ranking, ideal * self.discount)
+        self.ideal_cost_prefix = within_query_cumsum(ranking, np.maximum(ideal, 1.0))
+        self.ideal = ideal
+
+    def ideal_prefix(self, prefix, n):
+        """At each row, its query's ``prefix`` sum over the top ``n`` ideal places (capped at the positive ones)."""
+        ranking = self.ranking
+        places = np.minimum(n, self.n_positive[ranking.query_of_row])
+        values = prefix[np.repeat(ranking.query_starts, ranking.query_sizes) + np.maximum(places - 1, 0)]
+        return np.where(places > 0, values, 0.0)
+
+    @cached_property
+    def ideal_dcg(self):
+        """Each query's ideal DCG over all its positive gains."""
+        return self.ideal_dcg_prefix[self.ranking.query_starts + np.maximum(self.n_positive - 1, 0)] * (
+            self.n_positive > 0
+        )
+
+    @cached_property
+    def full_dcg(self):
+        """Each query's DCG over its retrieved rows."""
+        return self.ranking.query_sum(self.gains * self.discount)
+
+
+def within_query_cumsum(ranking, values):
+    """Inclusive running sums of row ``values`` that restart at each query."""
+    total = np.cumsum(values)
+    before = np.concatenate(([0.0], total))[ranking.query_starts]
+    return total - np.repeat(before, ranking.query_sizes)
+
+
+def normalized_gain(judged, pairs):
+    """trec_eval's G: gain over log2(2 + ideal cost so far - gain so far), normalised by the total ideal gain."""
+    profile = GainProfile(judged, pairs, "G")
+    ranking = profile.ranking
+    n = ranking.positions + 1
+    positive = profile.n_positive[ranking.query_of_row]
+    # The cost of the top n: the ideal gains there, at least 1 each, and 1 past the ideal ones.
+    cost = profile.ideal_prefix(profile.ideal_cost_prefix, n) + np.maximum(n - positive, 0)
+    gained = within_query_cumsum(ranking, profile.gains)
+    terms = np.where(profile.retrieved & (profile.gains != 0), profile.gains / np.log2(2.0 + cost - gained), 0.0)
+    total = ranking.query_sum(np.where(profile.ideal > 0, profile.ideal, 0.0))
+    return [divide(ranking.query_sum(terms), total)]
+
+
+def ndcg_at_relevant(judged, pairs):
+    """trec_eval's ndcg_rel: nDCG averaged over the places of the relevant documents (unretrieved: the full nDCG)."""
+    profile = GainProfile(judged, pairs, "ndcg_rel")
+    ranking = profile.ranking
+    found = profile.retrieved & (profile.gains > 0)
+    ideal_here = profile.ideal_prefix(profile.ideal_dcg_prefix, ranking.positions + 1)
+    terms = np.where(found, profile.dcg / np.where(found, ideal_here, 1.0), 0.0)
+    missing = profile.n_positive - ranking.query_count(found)
+    total = ranking.query_sum(terms) + missing * divide(profile.full_dcg, profile.ideal_dcg)
+    return [np.where(total > 0, divide(total, profile.n_positive), 0.0)]
+
+
+def ndcg_at_levels(judged, pairs):
+    """trec_eval's Rndcg: nDCG averaged at the R levels, the places where the ideal ranking's gain steps down."""
+    profile = GainProfile(judged, pairs, "Rndcg")
+    ranking, ideal = profile.ranking, profile.ideal
+    # Place n ends a level when the ideal gain at n + 1 is lower (or the query has no place n + 1). The
+    # ranking's DCG there is its DCG at min(n, N): the rows past the retrieved ones gain nothing.
+    last_row = np.zeros(ranking.n_rows, dtype=bool)
+    last_row[ranking.query_starts + ranking.query_sizes - 1] = True
+    level_end = (ideal > 0) & (last_row | (np.append(ideal[1:], 0.0) != ideal))
+    ndcg_there = np.where(level_end, profile.dcg / np.where(level_end, profile.ideal_dcg_prefix, 1.0), 0.0)
+    total, count = ranking.query_sum(ndcg_there), ranking.query_count(level_end).astype(np.float64)
+    # And at the end of a ranking that goes on past the ideal one (by two places or more, as trec_eval steps).
+    beyond = judged.num_ret >= profile.n_positive + 2
+    total = total + np.where(beyond, divide(profile.full_dcg, profile.ideal_dcg), 0.0)
+    return [np.where(judged.num_rel > 0, divide(total, count + beyond), 0.0)]
+
+
+def inferred_average_precision(judged):
+    """trec_eval's infAP (Yilmaz & Aslam 2006): AP inferred from a random sample of judged documents.
+
+    At a relevant document of place j + 1, the precision above is estimated
+    from the judged documents above (pooled but unjudged ones count as
+    sampled-out pool members; documents outside the pool are skipped).
+    """
+    ranking = judged.ranking
+    strict_order(ranking, "infAP")
+    raw, level = judged.raw, judged.level
+    retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
+    relevant = retrieved & (raw >= level)
+    nonrelevant = retrieved & (raw >= 0) & (raw < level)
+    pooled_unjudged = retrieved & (raw == UNJUDGED)
+    relevant_above = ranking.before_in_query(relevant.astype(np.float64))
+    nonrelevant_above = ranking.before_in_query(nonrelevant.astype(np.float64))
+    pooled_above = ranking.before_in_query(pooled_unjudged.astype(np.float64))
+    j = ranking.positions.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inferred = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((relevant_above + nonrelevant_above + pooled_above) / j) * (
+            (relevant_above + INFAP_EPSILON) / (relevant_above + nonrelevant_above + 2 * INFAP_EPSILON)
+        )
+    terms = np.where(relevant, np.where(j == 0, 1.0, inferred), 0.0)
+    return divide(ranking.query_sum(terms), judged.num_rel)
+
+
+def relevance_string(judged, numbers):
+    """trec_eval's relstring: the judgements of the top N (default 10) as characters, one per document.
+
+    A digit for judgements 0 to 9, ``>`` above, ``-`` for a document absent
+    from the qrels and ``.`` for one judged negative (pooled, unjudged).
+    """
+    ranking = judged.ranking
+    shown = ranking.positions < np.minimum(int(numbers[0]), judged.num_ret)[ranking.query_of_row]
+    raw = judged.raw[shown]
+    characters = np.select([raw > 9, raw >= 0, raw == NONPOOL], [">", raw.clip(0, 9).astype(str), "-"], default=".")
+    pieces = np.split(characters, np.cumsum(ranking.query_count(shown))[:-1])
+    return [np.array(["".join(piece) for piece in pieces], dtype=object)]
 
 
 def binary_g(judged):
@@ -234,11 +386,13 @@ MEASURES = {
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
+    "relstring": Measure(relevance_string, "numbers", (10.0,), summary="none"),
     "recall": Measure(
         per_cutoff(lambda judged, k: judged.values(_recall, k=k, relevance_threshold=judged.level)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
+    "infAP": Measure(single(inferred_average_precision)),
     "gm_bpref": Measure(
         geometric(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged)),
         summary="gm",
@@ -248,7 +402,10 @@ MEASURES = {
     "utility": Measure(utility, "numbers", (1.0, -1.0, 0.0, 0.0)),
     "11pt_avg": Measure(eleven_point, "numbers", RECALL_LEVELS),
     "binG": Measure(single(binary_g)),
+    "G": Measure(lambda judged, pairs: normalized_gain(judged, pairs), "pairs"),
     "ndcg": Measure(ndcg, "pairs"),
+    "ndcg_rel": Measure(lambda judged, pairs: ndcg_at_relevant(judged, pairs), "pairs"),
+    "Rndcg": Measure(lambda judged, pairs: ndcg_at_levels(judged, pairs), "pairs"),
     "ndcg_cut": Measure(per_cutoff(lambda judged, k: judged.values(_ndcg, k=k)), "cutoffs", STANDARD_CUTOFFS),
     "map_cut": Measure(
         per_cutoff(lambda judged, k: judged.values(_average_precision, k=k, relevance_threshold=judged.level)),
