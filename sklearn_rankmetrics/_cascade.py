@@ -7,6 +7,7 @@ are sums of stop probabilities divided by the rank.
 
 import numpy as np
 
+from ._array_api import array_api_support
 from ._dcg import MAX_EXPONENTIAL_LABEL
 from ._docs import fill_doc
 from ._grouping import evaluate, positions_in_segments, segment_rows
@@ -179,6 +180,7 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     return err, ranking.has_relevant()
 
 
+@array_api_support
 @fill_doc
 def mean_reciprocal_rank_score(
     y_true,
@@ -249,6 +251,7 @@ def mean_reciprocal_rank_score(
     )
 
 
+@array_api_support
 @fill_doc
 def expected_reciprocal_rank_score(
     y_true,

@@ -2,10 +2,12 @@
 
 import numpy as np
 
+from ._array_api import array_api_support
 from ._grouping import distinct_query_ids, query_id_array, rank_queries
 from ._validation import check_k, check_no_missing, check_option
 
 
+@array_api_support
 def catalog_coverage(item_id, y_score, *, qid=None, k=10, catalog=None, ties="average"):
     """Catalogue coverage at k: the share of the catalogue's items that some query shows in its top k.
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._array_api import array_api_support
 from ._docs import fill_doc
 from ._grouping import evaluate, rank_order, ratio
 from ._validation import check_option
@@ -126,6 +127,7 @@ def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):
     return _dcg(ranking, k=k, gain=gain, discount=discount, normalize=True)
 
 
+@array_api_support
 @fill_doc
 def cumulative_gain_score(
     y_true,
@@ -188,6 +190,7 @@ def cumulative_gain_score(
     )
 
 
+@array_api_support
 @fill_doc
 def dcg_score(
     y_true,
@@ -255,6 +258,7 @@ def dcg_score(
     )
 
 
+@array_api_support
 @fill_doc
 def ndcg_score(
     y_true,

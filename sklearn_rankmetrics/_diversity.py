@@ -9,6 +9,7 @@ import math
 import numpy as np
 from scipy.stats import hypergeom
 
+from ._array_api import array_api_support
 from ._cascade import _expected_reciprocal_rank
 from ._docs import fill_doc
 from ._grouping import build_ranking, encode_qid, group_by_query, ratio
@@ -206,6 +207,7 @@ def exact_alpha_dcg(candidates, weights, alpha, floor):
     return best[0]
 
 
+@array_api_support
 @fill_doc
 def alpha_ndcg_score(
     y_true,
@@ -317,6 +319,7 @@ def alpha_ndcg_score(
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
+@array_api_support
 @fill_doc
 def intent_aware_err_score(
     y_true,
@@ -402,6 +405,7 @@ def intent_aware_err_score(
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
+@array_api_support
 @fill_doc
 def subtopic_recall_score(
     y_true,

@@ -7,6 +7,7 @@ skipped by bpref and make up the residual of RBP.
 
 import numpy as np
 
+from ._array_api import array_api_support
 from ._dcg import _dcg
 from ._docs import fill_doc
 from ._grouping import positions_in_segments, rank_queries, ratio
@@ -133,6 +134,7 @@ def evaluate_with_judgements(
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
+@array_api_support
 @fill_doc
 def bpref_score(
     y_true,
@@ -212,6 +214,7 @@ def bpref_score(
     )
 
 
+@array_api_support
 @fill_doc
 def rank_biased_precision_score(
     y_true,
@@ -299,6 +302,7 @@ def rank_biased_precision_score(
     return score, ranking.aggregate(residual, defined, average=average, zero_division=zero_division)
 
 
+@array_api_support
 @fill_doc
 def interpolated_precision_score(
     y_true,

@@ -3,6 +3,7 @@
 import numpy as np
 from scipy.stats import hypergeom
 
+from ._array_api import array_api_support
 from ._docs import fill_doc
 from ._grouping import evaluate, positions_in_segments, ratio
 from ._validation import check_k, check_option, check_real
@@ -115,6 +116,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     return ratio(sums, per_query)
 
 
+@array_api_support
 @fill_doc
 def precision_at_k_score(
     y_true,
@@ -182,6 +184,7 @@ def precision_at_k_score(
     )
 
 
+@array_api_support
 @fill_doc
 def recall_at_k_score(
     y_true,
@@ -253,6 +256,7 @@ def recall_at_k_score(
     )
 
 
+@array_api_support
 @fill_doc
 def r_precision_score(
     y_true,
@@ -316,6 +320,7 @@ def r_precision_score(
     )
 
 
+@array_api_support
 @fill_doc
 def mean_average_precision_score(
     y_true,
@@ -397,6 +402,7 @@ def mean_average_precision_score(
     )
 
 
+@array_api_support
 @fill_doc
 def hit_rate_score(
     y_true,
@@ -462,6 +468,7 @@ def hit_rate_score(
     )
 
 
+@array_api_support
 @fill_doc
 def f1_at_k_score(
     y_true,

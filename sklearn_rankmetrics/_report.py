@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._array_api import array_api_support
 from ._docs import fill_doc
 from ._grouping import distinct_query_ids, rank_queries
 from ._parallel import map_in_threads
@@ -16,6 +17,7 @@ from ._validation import check_flag, check_zero_division
 SHARED = ("qid", "ties", "sample_weight", "average")
 
 
+@array_api_support
 @fill_doc
 def ranking_report(
     y_true,

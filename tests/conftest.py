@@ -2,6 +2,9 @@ import os
 import sys
 from pathlib import Path
 
+# scikit-learn's array_api_dispatch needs scipy's Array API mode, set before scipy is imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 import pytest
 from hypothesis import settings
 
