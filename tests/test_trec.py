@@ -353,3 +353,18 @@ def test_relstring_shows_the_judgements_of_the_top_documents(tmp_path, capsys):
     qrels_path, run_path = write_collection(qrels, run, tmp_path, compress=False)
     assert main(["-q", "-m", "relstring", str(qrels_path), str(run_path)]) == 0
     assert capsys.readouterr().out == f"{'relstring':<22}\tq\t'2-.0>'\n"
+
+
+def test_library_tie_policies_in_evaluate_run():
+    qrels, run = collection(2)  # scores are distinct within each query
+    measures = ["map", "ndcg_cut.10", "P.5", "recip_rank", "bpref", "Rprec"]
+    trec_order = evaluate_run(qrels, run, measures)
+    for ties in ("average", "stable", "pessimistic"):
+        assert evaluate_run(qrels, run, measures, ties=ties) == pytest.approx(trec_order, rel=1e-12)
+    tied_qrels, tied_run = collection(1, tied=True)
+    averaged = evaluate_run(tied_qrels, tied_run, ["map"], ties="average")["map"]
+    low = evaluate_run(tied_qrels, tied_run, ["map"], ties="pessimistic")["map"]
+    high = evaluate_run(tied_qrels, tied_run, ["map"], ties="optimistic")["map"]
+    assert low <= averaged <= high
+    with pytest.raises(ValueError, match="infAP is defined on one ordering"):
+        evaluate_run(tied_qrels, tied_run, ["infAP"], ties="average")
