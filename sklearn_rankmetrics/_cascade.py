@@ -6,6 +6,7 @@ are sums of stop probabilities divided by the rank.
 """
 
 import numpy as np
+from scipy.special import gammaln
 
 from ._array_api import array_api_support
 from ._dcg import MAX_EXPONENTIAL_LABEL
@@ -78,12 +79,129 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
     probability ``e_j - e_{j+1}``, where ``e_j`` are the symmetric means of the
     continuation probabilities ``go_on`` of its rows: the sum over the places
     within the cutoff of that probability over the rank ``first + j + 1``.
+    Small blocks compute that directly; the others take the route of their
+    stopping rows (:func:`stopping_row_stops`).
     """
     visible = sizes if k is None else np.minimum(sizes, k - first)
+    large = sizes.astype(np.int64) * visible > SMALL_BLOCK
+    stops = np.zeros(len(sizes))
+    if (~large).any():
+        stops[~large] = small_block_stops(go_on, starts[~large], sizes[~large], first[~large], visible[~large])
+    if large.any():
+        stops[large] = stopping_row_stops(go_on, starts[large], sizes[large], first[large], visible[large])
+    return stops
+
+
+# Blocks whose rows times visible places stay below this are computed directly.
+SMALL_BLOCK = 2**12
+# What is left of a sum over the stopping rows, relative to its first term, when the sum stops.
+NEGLIGIBLE = 1e-16
+
+
+def small_block_stops(go_on, starts, sizes, first, visible):
+    """:func:`tied_reciprocal_stops` of blocks, all at once, in time rows x visible places."""
     means, offsets = symmetric_means(go_on, starts, sizes, visible)
     entry, block_starts, places = segment_rows(offsets, visible)
     terms = (means[entry] - means[entry + 1]) / (np.repeat(first, visible) + places + 1.0)
     return np.add.reduceat(terms, block_starts)
+
+
+def stopping_row_stops(go_on, starts, sizes, first, visible):
+    """:func:`tied_reciprocal_stops` of large blocks, through the rows that can stop the user.
+
+    Rows with ``go_on == 1`` (label 0) never stop the user: they only push the
+    others down. Over the orderings of a block of m rows with n1 stopping
+    rows, the user stops at the J-th stopping row (in block order) with
+    probability ``m'_{J-1} - m'_J``, the symmetric means of the stopping rows
+    alone, and that row's place P_J follows the negative hypergeometric law of
+    the J-th of n1 marked rows among m. The value is the sum over J of
+    ``(m'_{J-1} - m'_J) E[1 / (first + P_J); P_J <= visible]``. By
+    Maclaurin's inequality ``m'_J <= mean(go_on)**J``, so the sum stops once
+    that bound is NEGLIGIBLE next to the first stop's probability: each block
+    costs its rows times that depth. All blocks advance together, deepest
+    first. Each law is checked to sum to 1; a block where rounding breaks that
+    is computed directly instead.
+    """
+    rows, offsets, places = segment_rows(starts, sizes)
+    stopping = go_on[rows] < 1.0
+    n1 = np.add.reduceat(stopping.astype(np.int64), offsets)
+    mean = np.add.reduceat(np.where(stopping, go_on[rows], 0.0), offsets) / np.maximum(n1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.ceil(np.log(NEGLIGIBLE * (1.0 - mean)) / np.log(mean)) + 1.0
+    bound = np.where(mean == 0.0, 1.0, np.where(mean < 1.0, bound, np.inf))
+    depth = np.minimum(np.minimum(n1, visible), bound).astype(np.int64)
+    # Blocks in order of decreasing depth: those still summing at depth J are a prefix.
+    order = np.argsort(-depth, kind="stable")
+    sizes, first, visible, n1, depth = sizes[order], first[order], visible[order], n1[order], depth[order]
+    rows, offsets, places = segment_rows(starts[order], sizes)
+    stopping = go_on[rows] < 1.0
+    means = symmetric_means_of_blocks(go_on[rows][stopping], n1, depth)
+    block = np.repeat(np.arange(len(sizes)), sizes)
+    m, k1, p = sizes[block].astype(np.float64), n1[block].astype(np.float64), places + 1.0
+    # Law of P_1: (n1 / m) prod_{i < p - 1} (m - n1 - i) / (m - 1 - i), a product within each block.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(p < m, np.clip((m - k1 - p + 1.0) / (m - p), 0.0, None), 0.0)
+    law = exclusive_cumprod(step, places) * (k1 / m)
+    weight = np.where(p <= visible[block], 1.0 / (first[block] + p), 0.0)
+    # P_j's last possible place, m - n1 + j, has probability C(m - n1 + j - 1, j - 1) / C(m, n1).
+    last = np.exp(-(gammaln(sizes + 1.0) - gammaln(n1 + 1.0) - gammaln(sizes - n1 + 1.0)))
+    totals = np.zeros(len(sizes))
+    exact = np.zeros(len(sizes), dtype=bool)
+    for j in range(1, int(depth.max(initial=0)) + 1):
+        n_active = np.count_nonzero(depth >= j)
+        end = offsets[n_active] if n_active < len(sizes) else len(law)
+        sums = np.add.reduceat(law[:end], offsets[:n_active])
+        exact[:n_active] |= np.abs(sums - 1.0) > 1e-12  # rounding: computed directly below
+        stop_here = means[:n_active, j - 1] - means[:n_active, j]
+        totals[:n_active] += stop_here * np.add.reduceat(law[:end] * weight[:end], offsets[:n_active])
+        # From the law of P_j to that of P_{j+1}: C(p-1, j) C(m-p, n1-j-1) over C(p-1, j-1) C(m-p, n1-j),
+        # except at P_{j+1}'s new last place, where P_j had no mass.
+        mj, kj, pj = m[:end], k1[:end], p[:end]
+        inside = (pj > j) & (pj < mj - kj + j + 1.0)
+        law[:end] *= np.where(inside, (pj - j) * (kj - j), 0.0) / np.where(inside, j * (mj - pj - kj + j + 1.0), 1.0)
+        last[:n_active] *= (sizes[:n_active] - n1[:n_active] + j) / j
+        grows = np.flatnonzero(j < n1[:n_active])
+        law[offsets[grows] + sizes[grows] - n1[grows] + j] = last[grows]
+    if exact.any():
+        totals[exact] = small_block_stops(
+            go_on, starts[order][exact], sizes[exact], first[exact], visible[exact]
+        )
+    stops = np.empty_like(totals)
+    stops[order] = totals
+    return stops
+
+
+def symmetric_means_of_blocks(values, counts, depths):
+    """Per block, the elementary symmetric means of its ``values`` of degrees 0 .. its depth (0 past it).
+
+    ``values`` holds the blocks' values end to end, ``counts[b]`` of block b.
+    With E_j(i) the degree-j symmetric polynomial of a block's first i values
+    over C(n, j): ``E_j(i) = E_j(i-1) + v_i E_{j-1}(i-1) j / (n - j + 1)``, one
+    running sum per degree, no term above 1. Blocks are padded with zeros
+    (which change no symmetric polynomial) to the longest of a group of
+    blocks within a factor two in length, so the sums stay within each block.
+    """
+    means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
+    means[:, 0] = 1.0
+    starts = np.cumsum(counts) - counts
+    groups = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)
+        length = int(counts[members].max(initial=0))
+        padded = np.zeros((len(members), length))
+        columns = np.arange(length)
+        inside = columns < counts[members, None]
+        padded[inside] = values[(starts[members, None] + columns)[inside]]
+        previous = np.ones((len(members), length + 1))
+        n = counts[members].astype(np.float64)
+        for j in range(1, int(depths[members].max(initial=0)) + 1):
+            current = np.zeros_like(previous)
+            np.cumsum(padded * previous[:, :-1], axis=1, out=current[:, 1:])
+            factor = np.where(j <= n, j / np.maximum(n - j + 1.0, 1.0), 0.0)
+            current *= factor[:, None]
+            means[members, j] = current[:, -1]
+            previous = current
+    return means
 
 
 def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
@@ -301,9 +419,14 @@ def expected_reciprocal_rank_score(
     A query whose labels are all 0 scores ``zero_division``. With ties
     averaged, the value is the exact mean over all orderings of each tie
     block, computed from the elementary symmetric means of :math:`1 - R`
-    over the block (no sampling): the cost is the number of rows of the block
-    times the number of its ranks within k, so its time grows with the square
-    of the largest tie block above k when ``k`` is None.
+    over the block (no sampling). A small block costs its rows times its
+    ranks within k. A large one goes through its rows with :math:`R > 0`:
+    the user stops at the J-th of them with a probability given by their
+    symmetric means alone, at a place that follows a negative hypergeometric
+    law; the sum over J stops once Maclaurin's bound on what is left falls
+    below 1e-16 of the result, so the cost is the block's rows times that
+    depth (about 40 / mean(R) of those rows): near-linear, and within 1e-12
+    of the exact rational value in the tests.
 
     References
     ----------

@@ -79,3 +79,70 @@ def test_hypergeometric_misses_of_large_tied_blocks_equal_exact_rationals(size, 
     assert subtopic_recall_score(labels[:, None], np.ones(size), k=visible, ties="average") == pytest.approx(
         float(1 - exact_miss), rel=1e-12
     )
+
+
+def exact_block_err(labels, max_grade, first, visible):
+    """A tie block's expected reciprocal stop, in rationals: stop probabilities (2**g - 1) / 2**max_grade."""
+    scale = 2**max_grade
+    # prod_x (scale + q_x z), q_x = scale - (2**g_x - 1): the symmetric polynomials of the go-on numerators.
+    polynomial = [1]
+    for label in labels:
+        q = scale - (2 ** int(label) - 1)
+        polynomial = [scale * a + q * b for a, b in zip([*polynomial, 0], [0, *polynomial], strict=True)]
+    m = len(labels)
+    # polynomial[t] = scale**(m - t) e_t(q): the mean of the go-on products is e_t(q) / (scale**t C(m, t)).
+    means = [Fraction(polynomial[t], scale ** (m - t) * scale**t * comb(m, t)) for t in range(m + 1)]
+    return sum((means[t] - means[t + 1]) / (first + t + 1) for t in range(visible))
+
+
+@pytest.mark.parametrize(
+    ("size", "zero_share", "first", "visible", "seed"),
+    [(5, 0.4, 0, 5, 0), (7, 0.0, 2, 4, 1), (7, 0.9, 0, 7, 2), (60, 0.5, 3, 60, 3), (400, 0.5, 0, 400, 4),
+     (400, 0.97, 10, 400, 5), (300, 0.2, 0, 100, 6)],
+)  # fmt: skip
+def test_err_of_large_tie_blocks_equals_exact_rationals(size, zero_share, first, visible, seed):
+    from sklearn_rankmetrics._cascade import stopping_row_stops
+
+    rng = np.random.default_rng(seed)
+    labels = rng.choice(5, size, p=[zero_share] + [(1 - zero_share) / 4] * 4)
+    go_on = 1.0 - (2.0**labels - 1.0) / 16.0
+    expected = float(exact_block_err(labels, 4, first, visible))
+    value = stopping_row_stops(go_on, np.array([0]), np.array([size]), np.array([first]), np.array([visible]))[0]
+    assert value == pytest.approx(expected, rel=1e-12, abs=1e-300)
+
+
+def test_many_large_blocks_at_once_equal_the_direct_route():
+    from sklearn_rankmetrics._cascade import small_block_stops, stopping_row_stops
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(50, 400, 40)
+    starts = np.cumsum(sizes) - sizes
+    labels = rng.choice(5, sizes.sum(), p=[0.8, 0.1, 0.05, 0.03, 0.02])
+    labels[starts[3] : starts[3] + sizes[3]] = 0  # a block that cannot stop the user
+    go_on = 1.0 - (2.0**labels - 1.0) / 16.0
+    first = rng.integers(0, 30, 40)
+    visible = np.minimum(sizes, rng.integers(1, 500, 40))
+    np.testing.assert_allclose(
+        stopping_row_stops(go_on, starts, sizes, first, visible),
+        small_block_stops(go_on, starts, sizes, first, visible),
+        rtol=1e-12,
+        atol=1e-300,
+    )
+
+
+@pytest.mark.parametrize("zero_share", [0.0, 0.5, 0.99])
+def test_err_with_one_large_tie_block_equals_the_quadratic_route(zero_share):
+    from sklearn_rankmetrics import expected_reciprocal_rank_score
+    from sklearn_rankmetrics._cascade import small_block_stops
+
+    rng = np.random.default_rng(7)
+    labels = rng.choice(5, 3000, p=[zero_share] + [(1 - zero_share) / 4] * 4).astype(float)
+    labels[0] = 4.0  # the top grade: ERR's scale is the largest label
+    scores = np.concatenate([[2.0, 2.0], np.ones(2998)])  # a block of 2 above a block of 2998
+    go_on = 1.0 - (2.0 ** labels[2:] - 1.0) / 16.0
+    block = small_block_stops(go_on, np.array([0]), np.array([2998]), np.array([2]), np.array([2998]))[0]
+    top = (2.0 ** labels[:2] - 1.0) / 16.0
+    value = expected_reciprocal_rank_score(labels, scores)
+    # The two top rows, averaged over their two orders, then the large block reached with both gone on.
+    top_block = sum(top[i] + (1 - top[i]) * top[1 - i] / 2 for i in range(2)) / 2
+    assert value == pytest.approx(top_block + (1 - top[0]) * (1 - top[1]) * block, rel=1e-12)
