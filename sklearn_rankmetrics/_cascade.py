@@ -163,9 +163,7 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
         grows = np.flatnonzero(j < n1[:n_active])
         law[offsets[grows] + sizes[grows] - n1[grows] + j] = last[grows]
     if exact.any():
-        totals[exact] = small_block_stops(
-            go_on, starts[order][exact], sizes[exact], first[exact], visible[exact]
-        )
+        totals[exact] = small_block_stops(go_on, starts[order][exact], sizes[exact], first[exact], visible[exact])
     stops = np.empty_like(totals)
     stops[order] = totals
     return stops
