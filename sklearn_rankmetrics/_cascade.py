@@ -142,9 +142,16 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
     with np.errstate(divide="ignore", invalid="ignore"):
         step = np.where(p < m, np.clip((m - k1 - p + 1.0) / (m - p), 0.0, None), 0.0)
     law = exclusive_cumprod(step, places) * (k1 / m)
-    weight = np.where(p <= visible[block], 1.0 / (first[block] + p), 0.0)
     # P_j's last possible place, m - n1 + j, has probability C(m - n1 + j - 1, j - 1) / C(m, n1).
     last = np.exp(-(gammaln(sizes + 1.0) - gammaln(n1 + 1.0) - gammaln(sizes - n1 + 1.0)))
+    # Where the law of P_1 underflowed to 0, every later law stays 0 (each is the one before times a
+    # ratio): only the places before need computing, unless the last places carry mass.
+    reached = np.maximum.reduceat(np.where(law > 0, p, 0.0), offsets).astype(np.int64)
+    window = np.where(last > 0, sizes, reached)
+    kept = p <= window[block]
+    law, m, k1, p, block = law[kept], m[kept], k1[kept], p[kept], block[kept]
+    offsets = np.cumsum(window) - window
+    weight = np.where(p <= visible[block], 1.0 / (first[block] + p), 0.0)
     totals = np.zeros(len(sizes))
     exact = np.zeros(len(sizes), dtype=bool)
     for j in range(1, int(depth.max(initial=0)) + 1):
@@ -160,7 +167,7 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
         inside = (pj > j) & (pj < mj - kj + j + 1.0)
         law[:end] *= np.where(inside, (pj - j) * (kj - j), 0.0) / np.where(inside, j * (mj - pj - kj + j + 1.0), 1.0)
         last[:n_active] *= (sizes[:n_active] - n1[:n_active] + j) / j
-        grows = np.flatnonzero(j < n1[:n_active])
+        grows = np.flatnonzero((j < n1[:n_active]) & (window[:n_active] == sizes[:n_active]))
         law[offsets[grows] + sizes[grows] - n1[grows] + j] = last[grows]
     if exact.any():
         totals[exact] = small_block_stops(go_on, starts[order][exact], sizes[exact], first[exact], visible[exact])
