@@ -569,6 +569,19 @@ def query_weight(sorted_weight, is_query_start, qid, order, *, reason=""):
     return sorted_weight[is_query_start]
 
 
+def judged_in_rank_order(judged, order, n_rows):
+    """The ``judged`` mask (one bool per input row, None: all judged) in rank order."""
+    if judged is None:
+        return None
+    mask = np.asarray(judged)
+    if mask.shape != (n_rows,) or mask.dtype.kind != "b":
+        raise ValueError(
+            f"judged must be a boolean array with one value per row ({n_rows}); got "
+            f"{'dtype ' + str(mask.dtype) if mask.shape == (n_rows,) else 'shape ' + str(mask.shape)}."
+        )
+    return mask[order]
+
+
 def ratio(numerator, denominator):
     """Each query's ``numerator / denominator``, 0 where the denominator is 0, and where it is not.
 
@@ -580,14 +593,20 @@ def ratio(numerator, denominator):
     return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined), defined
 
 
-def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, **params):
+def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, judged=None, **params):
     """Validate the inputs, rank them, apply ``metric`` and reduce over queries.
 
     ``metric(ranking, **params)`` returns each query's value and whether the
-    query has a relevant document (where it is undefined otherwise).
+    query has a relevant document (where it is undefined otherwise). A
+    ``judged`` mask (one bool per row) reaches the metric in rank order.
     """
     check_zero_division(zero_division)
     check_flag("average", average)
-    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=params.get("k"))
+    options = {"qid": qid, "ties": ties, "sample_weight": sample_weight, "depth": params.get("k")}
+    if judged is None:
+        ranking = rank_queries(y_true, y_score, **options)
+    else:  # the order too, to bring the mask into rank order
+        ranking, order = rank_queries(y_true, y_score, return_order=True, **options)
+        params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows)
     values, defined = metric(ranking, **params)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)

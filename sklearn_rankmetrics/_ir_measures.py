@@ -10,7 +10,8 @@ import numpy as np
 from ._array_api import array_api_support
 from ._dcg import _dcg
 from ._docs import fill_doc
-from ._grouping import positions_in_segments, rank_queries, ratio
+from ._grouping import evaluate, judged_in_rank_order, positions_in_segments, rank_queries, ratio
+from ._precision import relevance
 from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
@@ -18,24 +19,9 @@ STRICT_TIES = ("stable", "pessimistic", "optimistic")
 ELEVEN_POINTS = tuple(np.round(np.arange(11) / 10, 1))
 
 
-def judged_in_rank_order(judged, order, n_rows):
-    """The ``judged`` mask (one bool per input row, None: all judged) in rank order."""
-    if judged is None:
-        return None
-    mask = np.asarray(judged)
-    if mask.shape != (n_rows,) or mask.dtype.kind != "b":
-        raise ValueError(
-            f"judged must be a boolean array with one value per row ({n_rows}); got "
-            f"{'dtype ' + str(mask.dtype) if mask.shape == (n_rows,) else 'shape ' + str(mask.shape)}."
-        )
-    return mask[order]
-
-
 def _bpref(ranking, *, relevance_threshold=1, judged=None):
-    threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
-    _, n_relevant, in_block = ranking.relevance(threshold)
-    judged_labels = ranking.judged_labels
-    nonrelevant = judged_labels < threshold
+    _, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    nonrelevant = ranking.judged_labels < relevance_threshold
     if judged is not None:
         nonrelevant &= judged
     n_nonrelevant = ranking.query_count(nonrelevant)  # retrieved or not
@@ -89,9 +75,7 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
             "use ties='stable', 'pessimistic' or 'optimistic' (or, for TREC runs, ties=None)."
         )
     levels = check_recall_levels(recall_levels)
-    relevant, n_relevant, _ = ranking.relevance(
-        check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
-    )
+    relevant, n_relevant, _ = relevance(ranking, relevance_threshold)
     rows = np.flatnonzero(relevant)
     n_found = ranking.query_count(relevant)
     query = np.repeat(np.arange(ranking.n_queries), n_found)
@@ -119,19 +103,6 @@ def check_recall_levels(recall_levels):
     if not (np.all((levels >= 0) & (levels <= 1)) and len(np.unique(levels)) == len(levels)):
         raise ValueError(f"recall_levels must be distinct numbers in [0, 1]; got {recall_levels!r}.")
     return levels
-
-
-def evaluate_with_judgements(
-    metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, judged=None, **params
-):
-    """As :func:`._grouping.evaluate`, handing the metric the ``judged`` mask in rank order."""
-    check_zero_division(zero_division)
-    check_flag("average", average)
-    ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
-    if judged is not None:
-        params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows)
-    values, defined = metric(ranking, **params)
-    return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
 @array_api_support
@@ -200,7 +171,7 @@ def bpref_score(
     >>> bpref_score([1, 0, 1], [3, 2, 1])
     0.5
     """
-    return evaluate_with_judgements(
+    return evaluate(
         _bpref,
         y_true,
         y_score,

@@ -10,9 +10,7 @@ names, parameters and options (``-q -c -n -l -M -N -J -m``), computed by
 import argparse
 import sys
 
-import numpy as np
-
-from .trec._evaluate import as_qrels, as_run, as_text, join, measure_values, parse_measure, summarize
+from .trec._evaluate import as_qrels, as_run, as_text, join, measure_values, parse_measure, summarize, with_missing
 from .trec._measures import MEASURES
 
 USAGE = (
@@ -94,14 +92,9 @@ def lines(options):
             if measure is not None and measure.summary == "none":
                 continue  # per query only
             for name, array in values:
-                padded = np.concatenate((array, np.full(len(evaluation.missing_ids), missing_value(measure))))
-                summary = summarize(measure, padded, n_queries) if measure else float(np.mean(padded))
+                summary = summarize(measure, with_missing(evaluation, measure, array), n_queries)
                 output.append(f"{name:<22}\tall\t{format_value(measure, summary)}")
     return output
-
-
-def missing_value(measure):
-    return 0.0 if measure is None else measure.missing
 
 
 def main(argv=None):

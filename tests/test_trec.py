@@ -368,3 +368,16 @@ def test_library_tie_policies_in_evaluate_run():
     assert low <= averaged <= high
     with pytest.raises(ValueError, match="infAP is defined on one ordering"):
         evaluate_run(tied_qrels, tied_run, ["infAP"], ties="average")
+
+
+def test_a_query_scores_the_same_alone_and_among_thousands():
+    # Running sums restart inside each query: no rounding carried over from the queries before it.
+    rng = np.random.default_rng(0)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 4)) for j in range(30)} for i in range(2000)}
+    run = {query: {doc: float(rng.normal()) for doc in docs} for query, docs in qrels.items()}
+    measures = ["G", "ndcg_rel", "Rndcg", "ndcg", "map", "infAP"]
+    everyone = evaluate_run(qrels, run, measures, average=False)
+    row = list(everyone["qid"]).index("q1999")
+    alone = evaluate_run({"q1999": qrels["q1999"]}, {"q1999": run["q1999"]}, measures, average=False)
+    for name in measures:
+        assert everyone[name][row] == alone[name][0], name

@@ -373,8 +373,16 @@ def full_names(base, measure, values, params):
     return [base if params is None else f"{base}_{params}"]
 
 
+def with_missing(evaluation, measure, values):
+    """Per-query values followed by those of the evaluated queries without a row (``measure.missing``)."""
+    missing = 0.0 if measure is None else measure.missing
+    return np.concatenate((values, np.full(len(evaluation.missing_ids), missing, dtype=values.dtype)))
+
+
 def summarize(measure, values, n_queries):
-    """The value trec_eval reports over all queries: a mean, geometric mean, sum or count."""
+    """The value reported over all queries: trec_eval's mean, geometric mean, sum or count; None: the mean."""
+    if measure is None:
+        return float(np.mean(values))
     if measure.summary == "gm":  # the values are logs already
         return float(np.exp(np.sum(values) / n_queries)) if n_queries else 0.0
     if measure.summary == "count":
@@ -493,12 +501,9 @@ def collect(evaluation, metrics, *, average=True):
     for base, params in requests:
         measure = MEASURES.get(base)
         for name, values in measure_values(evaluation.judged, base, params):
-            missing = 0.0 if measure is None else measure.missing
-            values = np.concatenate((values, np.full(len(evaluation.missing_ids), missing, dtype=values.dtype)))
-            if average and measure is not None and measure.summary == "none":
-                continue  # per query only
-            if average:
-                results[name] = summarize(measure, values, len(ids)) if measure else float(np.mean(values))
-            else:
+            values = with_missing(evaluation, measure, values)
+            if not average:
                 results[name] = values[order]
+            elif measure is None or measure.summary != "none":  # relstring: per query only
+                results[name] = summarize(measure, values, len(ids))
     return results

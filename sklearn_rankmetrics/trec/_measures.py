@@ -45,6 +45,12 @@ class JudgedRanking:
     num_docs: int = 0  # documents in the collection, for utility (trec_eval -N)
 
     @cached_property
+    def retrieved(self):
+        """The retrieved rows: the first ``num_ret`` of each query."""
+        retrieved = self.ranking.retrieved
+        return np.ones(self.ranking.n_rows, dtype=bool) if retrieved is None else retrieved
+
+    @cached_property
     def judged(self):
         """The rows with a judgement >= 0."""
         return self.raw >= 0
@@ -168,16 +174,14 @@ def rbp(judged, pairs):
 
 
 def rbp_resid(judged, pairs):
-    unjudged_retrieved = judged.ranking.query_count(
-        ~judged.judged & (judged.ranking.positions < judged.num_ret[judged.ranking.query_of_row])
-    )
+    unjudged_retrieved = judged.ranking.query_count(~judged.judged & judged.retrieved)
     residual = rbp_residual(judged.ranking, p=persistence(pairs), judged=judged.judged)
     return [np.where(unjudged_retrieved > 0, residual, 0.0)]  # trec_eval: 0 when every retrieved document is judged
 
 
 def unjudged(judged, k):
     ranking = judged.ranking
-    top = ranking.positions < np.minimum(k, judged.num_ret)[ranking.query_of_row]
+    top = judged.retrieved & (ranking.positions < k)
     return ranking.query_count(top & ~judged.judged) / k
 
 
@@ -216,7 +220,7 @@ class GainProfile:
         self.ranking = ranking
         self.judged_gains = gains(judged, pairs, name)
         self.gains = ranking.shown(self.judged_gains)
-        self.retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
+        self.retrieved = judged.retrieved
         self.discount = 1.0 / np.log2(ranking.positions + 2.0)
         # DCG of the top n, at every row (n = its position + 1).
         self.dcg = within_query_cumsum(ranking, self.gains * self.discount)
@@ -248,10 +252,23 @@ class GainProfile:
 
 
 def within_query_cumsum(ranking, values):
-    """Inclusive running sums of row ``values`` that restart at each query."""
-    total = np.cumsum(values)
-    before = np.concatenate(([0.0], total))[ranking.query_starts]
-    return total - np.repeat(before, ranking.query_sizes)
+    """Inclusive running sums of row ``values`` that restart at each query, each summed within its query alone.
+
+    Queries of similar length (within a factor two) are padded into one matrix and summed along its
+    rows, so rounding stays at the scale of one query, never of the run.
+    """
+    sums = np.empty_like(values)
+    sizes = ranking.query_sizes
+    lengths = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    for length in np.unique(lengths):
+        members = np.flatnonzero(lengths == length)
+        columns = np.arange(int(sizes[members].max()))
+        inside = columns < sizes[members, None]
+        rows = (ranking.query_starts[members, None] + columns)[inside]
+        padded = np.zeros(inside.shape)
+        padded[inside] = values[rows]
+        sums[rows] = np.cumsum(padded, axis=1)[inside]
+    return sums
 
 
 def normalized_gain(judged, pairs):
@@ -307,7 +324,7 @@ def inferred_average_precision(judged):
     ranking = judged.ranking
     strict_order(ranking, "infAP")
     raw, level = judged.raw, judged.level
-    retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
+    retrieved = judged.retrieved
     relevant = retrieved & (raw >= level)
     nonrelevant = retrieved & (raw >= 0) & (raw < level)
     pooled_unjudged = retrieved & (raw == UNJUDGED)
@@ -330,7 +347,7 @@ def relevance_string(judged, numbers):
     from the qrels and ``.`` for one judged negative (pooled, unjudged).
     """
     ranking = judged.ranking
-    shown = ranking.positions < np.minimum(int(numbers[0]), judged.num_ret)[ranking.query_of_row]
+    shown = judged.retrieved & (ranking.positions < int(numbers[0]))
     raw = judged.raw[shown]
     characters = np.select([raw > 9, raw >= 0, raw == NONPOOL], [">", raw.clip(0, 9).astype(str), "-"], default=".")
     pieces = np.split(characters, np.cumsum(ranking.query_count(shown))[:-1])
@@ -358,7 +375,7 @@ def strict_order(ranking, name):
 
 def num_nonrel_judged_ret(judged):
     ranking = judged.ranking
-    retrieved = ranking.positions < judged.num_ret[ranking.query_of_row]
+    retrieved = judged.retrieved
     return ranking.query_count(retrieved & judged.judged) - judged.num_rel_ret
 
 
