@@ -122,10 +122,12 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
     first. Each law is checked to sum to 1; a block where rounding breaks that
     is computed directly instead.
     """
-    rows, offsets, places = segment_rows(starts, sizes)
-    stopping = go_on[rows] < 1.0
-    n1 = np.add.reduceat(stopping.astype(np.int64), offsets)
-    mean = np.add.reduceat(np.where(stopping, go_on[rows], 0.0), offsets) / np.maximum(n1, 1)
+    # Each block's stopping rows and their mean go-on probability, from running totals over all rows
+    # (the mean only bounds the depth, with a place to spare).
+    stops_before = np.concatenate(([0], np.cumsum(go_on < 1.0)))
+    go_on_before = np.concatenate(([0.0], np.cumsum(np.where(go_on < 1.0, go_on, 0.0))))
+    n1 = stops_before[starts + sizes] - stops_before[starts]
+    mean = np.clip((go_on_before[starts + sizes] - go_on_before[starts]) / np.maximum(n1, 1), 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.ceil(np.log(NEGLIGIBLE * (1.0 - mean)) / np.log(mean)) + 1.0
     bound = np.where(mean == 0.0, 1.0, np.where(mean < 1.0, bound, np.inf))
