@@ -8,7 +8,6 @@ runs once per query or per tie block.
 """
 
 import copy
-import warnings
 from collections import namedtuple
 from functools import cached_property
 
@@ -30,6 +29,7 @@ from ._validation import (
     check_scores,
     check_zero_division,
 )
+from ._warnings import warn
 
 
 def query_id_array(qid):
@@ -445,11 +445,10 @@ class Ranking:
         kept = ~np.isnan(values)
         weights = None if self.query_weights is None else self.query_weights[kept]
         if not kept.any() or (weights is not None and not weights.any()):
-            warnings.warn(
+            warn(
                 "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
                 "Pass zero_division=0.0 or 1.0 to score such queries.",
                 UndefinedMetricWarning,
-                stacklevel=3,
             )
             return float("nan")
         return weighted_mean(values[kept], weights)

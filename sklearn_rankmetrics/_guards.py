@@ -4,10 +4,10 @@ Each guard costs one pass over the scored fold's query ids (a sort at most) and
 warns with :class:`QueryGroupWarning`, so that it can be filtered as a whole.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.pipeline import Pipeline
+
+from ._warnings import warn
 
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5
@@ -43,22 +43,21 @@ class QueryGroupWarning(UserWarning):
     """
 
 
-def warn_single_document_queries(sizes, *, stacklevel=3):
+def warn_single_document_queries(sizes):
     """Warn when most scored queries hold a single document."""
     share = np.mean(sizes == 1)
     if share > SINGLE_DOCUMENT_SHARE:
-        warnings.warn(
+        warn(
             f"{share:.0%} of the {len(sizes)} queries scored have a single document, where every ranking metric "
             "is trivially 0 or 1, so the score says nothing about the ranking. Score whole queries: split with "
             "GroupKFold, and in HalvingGridSearchCV or HalvingRandomSearchCV use a resource other than "
             "'n_samples' (which subsamples rows), such as boosting rounds: resource='n_estimators', or "
             "'estimator__n_estimators' for a GroupedRanker.",
             QueryGroupWarning,
-            stacklevel=stacklevel,
         )
 
 
-def warn_scored_on_training_queries(estimator, ids, sizes, *, stacklevel=3):
+def warn_scored_on_training_queries(estimator, ids, sizes):
     """Warn when a fitted GroupedRanker is scored on part of the documents of its training queries.
 
     Scoring the very training queries (the same number of documents of each,
@@ -74,17 +73,16 @@ def warn_scored_on_training_queries(estimator, ids, sizes, *, stacklevel=3):
     shared = trained_ids[place] == ids
     if not shared.any() or (shared.all() and np.array_equal(trained_sizes[place], sizes)):
         return
-    warnings.warn(
+    warn(
         f"{int(shared.sum())} of the {len(ids)} queries scored were also in the training data of this "
         f"GroupedRanker (for example query {ids[shared][0]!r}), with other documents: the split divides queries "
         "between training and test, which leaks (use GroupKFold or StratifiedGroupKFold), or the query ids of "
         "two files collide (load them with distinct qid_offset).",
         QueryGroupWarning,
-        stacklevel=stacklevel,
     )
 
 
-def warn_qid_learned_as_feature(estimator, X, qid_column, *, stacklevel=3):
+def warn_qid_learned_as_feature(estimator, X, qid_column):
     """Warn when the estimator was fitted on the query id column that the scorer reads."""
     names = learned_feature_names(estimator)
     if names is not None:
@@ -92,13 +90,12 @@ def warn_qid_learned_as_feature(estimator, X, qid_column, *, stacklevel=3):
     else:
         learned = getattr(estimator, "n_features_in_", None) == X.shape[1]
     if learned:
-        warnings.warn(
+        warn(
             f"The estimator was fitted on the query id column {qid_column!r} that the scorer reads the query ids "
             "from, so it learns from the id and the column is reported as a feature. Wrap it as "
             f"GroupedRanker(estimator, qid_column={qid_column!r}), which drops the column before the estimator "
             "sees X, or drop it in a ColumnTransformer (remainder='drop').",
             QueryGroupWarning,
-            stacklevel=stacklevel,
         )
 
 

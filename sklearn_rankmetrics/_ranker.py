@@ -337,8 +337,8 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
         score = ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
         ids, sizes = distinct_query_ids(qid, return_counts=True)
-        warn_single_document_queries(sizes, stacklevel=2)
-        warn_scored_on_training_queries(self, ids, sizes, stacklevel=2)
+        warn_single_document_queries(sizes)
+        warn_scored_on_training_queries(self, ids, sizes)
         return score
 
     def __getattr__(self, name):

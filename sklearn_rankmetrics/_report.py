@@ -1,7 +1,5 @@
 """Several metrics of the same rankings from one sort."""
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
@@ -12,6 +10,7 @@ from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
 from ._resampling import bootstrap_interval, check_resampling
 from ._validation import check_flag, check_zero_division
+from ._warnings import warn
 
 # Options that belong to the whole report: one sort serves every metric.
 SHARED = ("qid", "ties", "sample_weight", "average")
@@ -152,9 +151,8 @@ def mean_interval(ranking, values, defined, zero_division, n_resamples, confiden
 def warn_undefined_queries(undefined, n_queries):
     """Say how many queries without a relevant document entered each mean as zero_division."""
     counts = "; ".join(f"{name}: {count} (scored {value:g})" for name, (count, value) in undefined.items())
-    warnings.warn(
+    warn(
         f"Queries without a relevant document, out of {n_queries}, scored zero_division in the means: {counts}. "
         "Pass zero_division=np.nan to leave them out of the means, or average=False to see them.",
         UndefinedMetricWarning,
-        stacklevel=3,
     )

@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from sklearn.exceptions import UndefinedMetricWarning
 
-from sklearn_rankmetrics import get_ranking_scorer_names, ranking_report
+from sklearn_rankmetrics import get_ranking_scorer_names, ndcg_score, ranking_report
 from sklearn_rankmetrics._registry import KERNELS, parse_metric_name
 
 SHARED = [name for name in get_ranking_scorer_names() if parse_metric_name(name)[0] in KERNELS]
@@ -97,3 +98,16 @@ def test_confidence_intervals_need_the_mean():
         ranking_report([1, 0], [1, 0], metrics=["map"], average=False, confidence_level=0.95)
     with pytest.raises(ValueError, match="n_resamples must be an integer >= 1"):
         ranking_report([1, 0], [1, 0], metrics=["map"], confidence_level=0.95, n_resamples=0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ranking_report([0, 1, 0, 0], [0.1, 0.2, 0.3, 0.4], qid=[1, 1, 2, 2], metrics=["map"]),
+        lambda: ndcg_score([0, 0], [0.1, 0.2], zero_division=np.nan),
+    ],
+)
+def test_warnings_point_at_the_callers_line(call):
+    with pytest.warns(UndefinedMetricWarning) as record:
+        call()
+    assert record[0].filename == __file__  # not a frame of the library (its Array API wrapper adds one)
