@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lint bench
+.PHONY: example test lint bench docs docs-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,3 +25,13 @@ lint: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e ".[benchmarks]"
 	$(BIN)/python benchmarks/bench_metrics.py
+
+# The site: Sphinx with numpydoc, MyST and sphinx-gallery (the examples run); warnings are errors.
+docs: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+# Builds the site, then opens its pages in headless Chromium (Debian's chromium and chromium-driver).
+docs-check: docs
+	command -v chromium >/dev/null || apt-get install -y --no-install-recommends chromium chromium-driver
+	$(BIN)/python -m pytest -m docs tests/test_docs.py

@@ -1,11 +1,15 @@
-"""Tune two rankers by grouped NDCG@10 on LightGBM's lambdarank data, then ask whether one is really better.
+"""
+Tuning rankers on real data, and asking whether one is really better
+====================================================================
 
-The whole workflow without glue: GridSearchCV over GroupKFold (no query split
-between training and validation), the library's NDCG@10 scorer, LightGBM's
-LGBMRanker with early stopping inside every fold (on queries held out whole),
-and a pointwise HistGradientBoostingRegressor. The refit models are scored on
-the separate test file, compared query by query with a paired randomization
-test, and drawn as NDCG@k curves.
+Two model families are tuned by grouped NDCG@10 on LightGBM's lambdarank example data: the whole
+workflow without glue. GridSearchCV runs over GroupKFold (no query is split between training and
+validation) with the library's NDCG@10 scorer; LightGBM's LGBMRanker stops early inside every fold,
+on queries held out whole; a pointwise HistGradientBoostingRegressor is the other candidate. The
+refit models are scored on the separate test file with bootstrap intervals, compared query by query
+with a paired randomization test, and drawn as NDCG@k curves.
+
+This is what ``make example`` runs::
 
     python examples/tune_ranker.py                # ../shared/data/lightgbm-lambdarank
     python examples/tune_ranker.py --synthetic    # make_ranking data instead
@@ -30,7 +34,11 @@ from sklearn_rankmetrics import (
     ranking_report,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
+try:
+    EXAMPLES = Path(__file__).resolve().parent
+except NameError:  # sphinx-gallery runs the examples from their folder, without __file__
+    EXAMPLES = Path.cwd()
+DATA = EXAMPLES.parents[1] / "shared" / "data" / "lightgbm-lambdarank"
 SCORER = get_ranking_scorer("ndcg@10")
 FOLDS = 5
 
@@ -113,7 +121,7 @@ def print_comparison(comparison):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.strip().split("\n")[0])
     parser.add_argument("--synthetic", action="store_true", help="use make_ranking data instead of the shared files")
     parser.add_argument("--data", type=Path, default=DATA, help=f"folder of rank.train and rank.test (default: {DATA})")
     parser.add_argument("--plot", type=Path, default=Path("ndcg_at_k.png"), help="where to save the NDCG@k curves")

@@ -131,7 +131,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         The group parameter used.
     n_features_in_ : int
         Number of features seen in ``fit``, without the query id column.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of those features, when ``X`` has string column names.
     train_queries_ : tuple of two ndarrays
         The distinct query ids of the fit and the number of rows of each, so

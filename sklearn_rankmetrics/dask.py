@@ -15,6 +15,8 @@ from ._report import ranking_report as in_memory_report
 from ._report import warn_undefined_queries
 from ._validation import check_flag, check_zero_division
 
+__all__ = ["ranking_report"]
+
 WEIGHT = "__weight__"
 
 

@@ -5,6 +5,7 @@ import inspect
 import pytest
 
 import sklearn_rankmetrics
+import sklearn_rankmetrics.dask
 import sklearn_rankmetrics.trec
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
@@ -17,7 +18,8 @@ TREC = [
     f"trec.{name}"
     for name in sklearn_rankmetrics.trec.__all__
     if inspect.isfunction(getattr(sklearn_rankmetrics.trec, name))
-]
+    or inspect.isclass(getattr(sklearn_rankmetrics.trec, name))
+] + [f"dask.{name}" for name in sklearn_rankmetrics.dask.__all__]
 
 
 @pytest.mark.parametrize("name", PUBLIC + METHODS + TREC)

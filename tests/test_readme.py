@@ -1,13 +1,26 @@
-"""The README's code runs as written: every code block is a pycon block, run as a doctest by pytest."""
+"""The README's and the user guide's code runs as written: every Python block is a pycon block, which pytest
+runs as a doctest (``--doctest-glob=*.md``); shell commands are ``console`` blocks or bare fences."""
 
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def test_every_code_block_of_the_readme_is_a_doctest():
-    languages = re.findall(r"^```(\w*)\n", README.read_text(), flags=re.MULTILINE)
-    code = [language for language in languages if language]  # bare fences: shell commands, closing fences
-    assert code.count("pycon") >= 5
-    assert set(code) == {"pycon"}, f"blocks that no test runs: {set(code) - {'pycon'}}"
+@pytest.mark.parametrize("page", [page for page in PAGES if "_build" not in page.parts], ids=lambda page: page.name)
+def test_every_code_block_is_a_doctest_or_a_shell_command(page):
+    languages = re.findall(r"^```\{?(\w*)\}?", page.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    code = {language for language in languages if language} - {"toctree", "include"}  # MyST directives
+    assert code <= {"pycon", "console"}, f"{page.name}: blocks that no test runs: {code - {'pycon', 'console'}}"
+
+
+def test_the_readme_is_short_and_its_quickstart_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count(">>> ") >= 5
+    assert "make docs" in readme
+    assert len(readme.splitlines()) < 60, (
+        "the README holds the set-up commands, a quickstart and a link; the rest is on the site"
+    )

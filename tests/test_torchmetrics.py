@@ -56,6 +56,6 @@ def test_binary_metrics_match_torchmetrics(ours, theirs, with_k, seed):
     for k in [1, 3, 10] if with_k else [None]:
         for y_true, y_score in queries(seed):
             relevant = torch.tensor(y_true >= 1)
-            expected = theirs(torch.tensor(y_score), relevant, top_k=k) if with_k else theirs(torch.tensor(y_score), relevant)
             kwargs = {"k": k} if with_k else {}
-            assert ours(y_true, y_score, **kwargs) == pytest.approx(expected.item(), abs=1e-6)
+            expected = theirs(torch.tensor(y_score), relevant, **{"top_k": k} if with_k else {}).item()
+            assert ours(y_true, y_score, **kwargs) == pytest.approx(expected, abs=1e-6)

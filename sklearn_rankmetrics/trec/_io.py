@@ -22,13 +22,31 @@ CHUNK_BYTES = 2**24
 class Qrels:
     """Relevance judgements: one row per judged (query, document) pair.
 
-    Attributes
+    :func:`read_qrels` returns one; :func:`evaluate_run` also takes dicts and
+    DataFrames, which it turns into one.
+
+    Parameters
     ----------
-    query_id, doc_id : ndarray of str
-        The query and the document of each judgement.
+    query_id : ndarray of str
+        The query of each judgement.
+    doc_id : ndarray of str
+        The judged document.
     relevance : ndarray of int64
         The judged relevance; negative values mark documents in the pool that
         were left unjudged (trec_eval's convention).
+
+    See Also
+    --------
+    read_qrels : Read one from a qrels file.
+    Run : The ranked results that judgements evaluate.
+
+    Examples
+    --------
+    >>> import io
+    >>> from sklearn_rankmetrics.trec import read_qrels
+    >>> qrels = read_qrels(io.StringIO("q1 0 d1 2\\nq1 0 d2 0\\nq2 0 d7 1\\n"))
+    >>> qrels.doc_id, qrels.relevance
+    (array(['d1', 'd2', 'd7'], dtype='<U2'), array([2, 0, 1]))
     """
 
     query_id: np.ndarray
@@ -40,14 +58,32 @@ class Qrels:
 class Run:
     """A ranked result list per query: one row per retrieved document.
 
-    Attributes
+    :func:`read_run` returns one; :func:`evaluate_run` also takes dicts and
+    DataFrames, which it turns into one.
+
+    Parameters
     ----------
-    query_id, doc_id : ndarray of str
-        The query and the retrieved document of each row.
+    query_id : ndarray of str
+        The query of each row.
+    doc_id : ndarray of str
+        The retrieved document.
     score : ndarray of float64
         The retrieval score; trec_eval ranks by it, never by the rank column.
-    name : str
+    name : str, default=""
         The run tag (the 6th column of the last line, as trec_eval's ``runid``).
+
+    See Also
+    --------
+    read_run : Read one from a run file.
+    Qrels : The judgements that evaluate a run.
+
+    Examples
+    --------
+    >>> import io
+    >>> from sklearn_rankmetrics.trec import read_run
+    >>> run = read_run(io.StringIO("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d3 2 1.5 bm25\\n"))
+    >>> run.doc_id, run.score, run.name
+    (array(['d1', 'd3'], dtype='<U2'), array([2.5, 1.5]), 'bm25')
     """
 
     query_id: np.ndarray

@@ -379,7 +379,9 @@ def num_nonrel_judged_ret(judged):
     return ranking.query_count(retrieved & judged.judged) - judged.num_rel_ret
 
 
-# In trec_eval's order of output.
+#: trec_eval's measures by name, in trec_eval's order of output: each a ``Measure`` that computes
+#: per-query values from the judged ranking and says how ``-m name.params`` parameters and the
+#: summary over queries (mean, geometric mean, sum, count) apply.
 MEASURES = {
     "runid": Measure(None, summary="runid", per_query=False),
     "num_q": Measure(single(lambda judged: np.ones(judged.ranking.n_queries)), summary="count", per_query=False),
@@ -448,7 +450,8 @@ MEASURES = {
     "unj": Measure(per_cutoff(unjudged), "cutoffs", (5, 10, 20)),
 }
 
-# trec_eval's named sets of measures (-m official is the default).
+#: trec_eval's named sets of measures: ``official`` (the default of ``-m``), ``set`` and
+#: ``all_trec``, each a tuple of names of :data:`MEASURES`.
 NICKNAMES = {
     "official": (
         "runid",

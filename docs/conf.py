@@ -1,0 +1,72 @@
+"""Sphinx configuration of the sklearn-rankmetrics site: ``make docs`` builds it into docs/_build/html."""
+
+import os
+import warnings
+
+import sklearn_rankmetrics
+
+project = "sklearn-rankmetrics"
+copyright = "the sklearn-rankmetrics developers"
+version = release = sklearn_rankmetrics.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "conftest.py", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
+templates_path = ["_templates"]
+
+# The user guide is Markdown whose code blocks are doctests (pytest runs them); MyST renders them.
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+
+# API reference: one page per public name, generated from its numpydoc docstring.
+autosummary_generate = True
+autodoc_default_options = {"inherited-members": False}
+numpydoc_show_class_members = False  # the class template lists the members itself
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# The gallery: every script of examples/ runs at build time, so its output and figures are real.
+os.environ.setdefault("MPLBACKEND", "Agg")
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": "/",  # run every example, not only plot_*.py
+    "reference_url": {"sklearn_rankmetrics": None},
+    "backreferences_dir": "generated/backreferences",
+    "doc_module": ("sklearn_rankmetrics",),
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+}
+# The examples run LightGBM beside joblib workers; keep each to one OpenMP thread, as the tests do.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+warnings.filterwarnings("ignore", message="Matplotlib is currently using agg", category=UserWarning)
+
+html_theme = "pydata_sphinx_theme"
+html_title = "sklearn-rankmetrics"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_show_sourcelink = False
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+
+
+def skip_routing_setters(app, what, name, obj, skip, options):
+    """scikit-learn generates set_{method}_request on estimators; its own documentation covers them."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", skip_routing_setters)

@@ -1,0 +1,21 @@
+"""The gallery's short examples run (the site runs them all; `make example` runs tune_ranker.py)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.parametrize("script", ["compare_rankers.py", "evaluate_trec_run.py", "evaluate_recommender.py"])
+def test_example_runs(script, tmp_path):
+    pytest.importorskip("matplotlib")
+    environment = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, EXAMPLES / script], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip()
