@@ -19,16 +19,22 @@ from ._validation import check_real
 def inclusive_cumprod(values, positions):
     """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based).
 
-    A log-depth scan (Hillis & Steele) over all segments at once: in step s
-    every row multiplies in the row s places above it when that row is in the
-    same segment, which ``positions >= s`` tells.
+    Segments whose lengths are within a factor two of each other are laid out
+    as the rows of one zero-padded array, and ``np.cumprod`` runs along them:
+    a few passes over the values, whatever the segments' lengths.
     """
-    inclusive = values.copy()
-    step = 1
-    while step <= positions.max(initial=0):
-        same = positions[step:] >= step
-        inclusive[step:][same] *= inclusive[:-step][same]
-        step *= 2
+    starts = np.flatnonzero(positions == 0)
+    sizes = np.diff(np.append(starts, len(values)))
+    inclusive = np.empty_like(values)
+    groups = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)
+        columns = np.arange(sizes[members].max())
+        inside = columns < sizes[members, None]
+        rows = (starts[members, None] + columns)[inside]
+        padded = np.ones(inside.shape)
+        padded[inside] = values[rows]
+        inclusive[rows] = np.cumprod(padded, axis=1)[inside]
     return inclusive
 
 
@@ -96,6 +102,8 @@ def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
 SMALL_BLOCK = 2**12
 # What is left of a sum over the stopping rows, relative to its first term, when the sum stops.
 NEGLIGIBLE = 1e-16
+# Probabilities below this are lost to underflow (a float64's smallest normal number is 2.2e-308).
+UNDERFLOW = 1e-300
 
 
 def small_block_stops(go_on, starts, sizes, first, visible):
@@ -118,9 +126,8 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
     ``(m'_{J-1} - m'_J) E[1 / (first + P_J); P_J <= visible]``. By
     Maclaurin's inequality ``m'_J <= mean(go_on)**J``, so the sum stops once
     that bound is NEGLIGIBLE next to the first stop's probability: each block
-    costs its rows times that depth. All blocks advance together, deepest
-    first. Each law is checked to sum to 1; a block where rounding breaks that
-    is computed directly instead.
+    costs its places times that depth. Each law is checked to sum to 1; a
+    block where rounding breaks that is computed directly instead.
     """
     # Each block's stopping rows and their mean go-on probability, from running totals over all rows
     # (the mean only bounds the depth, with a place to spare).
@@ -134,48 +141,145 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
     depth = np.minimum(np.minimum(n1, visible), bound).astype(np.int64)
     # Blocks in order of decreasing depth: those still summing at depth J are a prefix.
     order = np.argsort(-depth, kind="stable")
-    sizes, first, visible, n1, depth = sizes[order], first[order], visible[order], n1[order], depth[order]
-    rows, offsets, places = segment_rows(starts[order], sizes)
-    stopping = go_on[rows] < 1.0
-    means = symmetric_means_of_blocks(go_on[rows][stopping], n1, depth)
-    block = np.repeat(np.arange(len(sizes)), sizes)
-    m, k1, p = sizes[block].astype(np.float64), n1[block].astype(np.float64), places + 1.0
-    # Law of P_1: (n1 / m) prod_{i < p - 1} (m - n1 - i) / (m - 1 - i), a product within each block.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.where(p < m, np.clip((m - k1 - p + 1.0) / (m - p), 0.0, None), 0.0)
-    law = exclusive_cumprod(step, places) * (k1 / m)
-    # P_j's last possible place, m - n1 + j, has probability C(m - n1 + j - 1, j - 1) / C(m, n1).
-    last = np.exp(-(gammaln(sizes + 1.0) - gammaln(n1 + 1.0) - gammaln(sizes - n1 + 1.0)))
-    # Where the law of P_1 underflowed to 0, every later law stays 0 (each is the one before times a
-    # ratio): only the places before need computing, unless the last places carry mass.
-    reached = np.maximum.reduceat(np.where(law > 0, p, 0.0), offsets).astype(np.int64)
-    window = np.where(last > 0, sizes, reached)
-    kept = p <= window[block]
-    law, m, k1, p, block = law[kept], m[kept], k1[kept], p[kept], block[kept]
-    offsets = np.cumsum(window) - window
-    weight = np.where(p <= visible[block], 1.0 / (first[block] + p), 0.0)
-    totals = np.zeros(len(sizes))
-    exact = np.zeros(len(sizes), dtype=bool)
-    for j in range(1, int(depth.max(initial=0)) + 1):
-        n_active = np.count_nonzero(depth >= j)
-        end = offsets[n_active] if n_active < len(sizes) else len(law)
-        sums = np.add.reduceat(law[:end], offsets[:n_active])
-        exact[:n_active] |= np.abs(sums - 1.0) > 1e-12  # rounding: computed directly below
-        stop_here = means[:n_active, j - 1] - means[:n_active, j]
-        totals[:n_active] += stop_here * np.add.reduceat(law[:end] * weight[:end], offsets[:n_active])
-        # From the law of P_j to that of P_{j+1}: C(p-1, j) C(m-p, n1-j-1) over C(p-1, j-1) C(m-p, n1-j),
-        # except at P_{j+1}'s new last place, where P_j had no mass.
-        mj, kj, pj = m[:end], k1[:end], p[:end]
-        inside = (pj > j) & (pj < mj - kj + j + 1.0)
-        law[:end] *= np.where(inside, (pj - j) * (kj - j), 0.0) / np.where(inside, j * (mj - pj - kj + j + 1.0), 1.0)
-        last[:n_active] *= (sizes[:n_active] - n1[:n_active] + j) / j
-        grows = np.flatnonzero((j < n1[:n_active]) & (window[:n_active] == sizes[:n_active]))
-        law[offsets[grows] + sizes[grows] - n1[grows] + j] = last[grows]
+    starts, sizes, first, visible, n1, depth = (a[order] for a in (starts, sizes, first, visible, n1, depth))
+    rows, _, _ = segment_rows(starts, sizes)
+    means = stopping_symmetric_means(go_on[rows][go_on[rows] < 1.0], n1, depth)
+    width = law_support(sizes, n1)
+    totals, exact = np.zeros(len(sizes)), np.zeros(len(sizes), dtype=bool)
+    # Blocks of supports within a factor two share a padded array (padding holds no probability).
+    groups = np.ceil(np.log2(width)).astype(np.int64)
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)  # still deepest first
+        totals[members], exact[members] = padded_stopping_sums(
+            means[members],
+            sizes[members],
+            n1[members],
+            first[members],
+            visible[members],
+            depth[members],
+            int(width[members].max()),
+        )
     if exact.any():
-        totals[exact] = small_block_stops(go_on, starts[order][exact], sizes[exact], first[exact], visible[exact])
+        totals[exact] = small_block_stops(go_on, starts[exact], sizes[exact], first[exact], visible[exact])
     stops = np.empty_like(totals)
     stops[order] = totals
     return stops
+
+
+def law_support(sizes, n1):
+    """How many leading places of each block can hold probability of some P_J in floating point.
+
+    P_J's law at a place is P_1's times ratios (see :func:`padded_stopping_sums`),
+    so past the place where P_1's law underflows every P_J has none, except at
+    their last possible places, m - n1 + J, whose probability is
+    ``C(m - n1 + J - 1, J - 1) / C(m, n1)``: where the J = 1 term of that does
+    not underflow, the whole block is kept. P_1's law is at most
+    ``(n1 / m) rho**(p - 1)`` with ``rho = (m - n1) / (m - 1)``.
+    """
+    m, k = sizes.astype(np.float64), n1.astype(np.float64)
+    last = np.exp(-(gammaln(m + 1.0) - gammaln(k + 1.0) - gammaln(m - k + 1.0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = 2.0 + np.log(UNDERFLOW * m / np.maximum(k, 1.0)) / np.log((m - k) / np.maximum(m - 1.0, 1.0))
+    reach = np.where(np.isfinite(reach), reach, m)
+    return np.where(last > 0, sizes, np.clip(np.ceil(reach), 1, sizes)).astype(np.int64)
+
+
+def padded_stopping_sums(means, sizes, n1, first, visible, depth, width):
+    """The sums of :func:`stopping_row_stops` for blocks sorted by decreasing depth, one row of places each.
+
+    Returns the sums and whether a block's laws failed to sum to 1.
+    """
+    m, k = sizes[:, None].astype(np.float64), n1[:, None].astype(np.float64)
+    p = np.arange(1.0, width + 1.0)
+    # Law of P_1: (n1 / m) prod_{q < p} (m - n1 - q + 1) / (m - q), a running product along each row.
+    law = np.empty((len(sizes), width))
+    law[:, 0] = k[:, 0] / m[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        law[:, 1:] = np.where(p[:-1] < m, np.clip((m - k - p[:-1] + 1.0) / (m - p[:-1]), 0.0, None), 0.0)
+    np.cumprod(law, axis=1, out=law)
+    weight = np.where(p <= visible[:, None], 1.0 / (first[:, None] + p), 0.0)
+    room = m - k + 1.0 - p  # P_J's last place is m - n1 + J: place p holds mass while room + J > 0
+    scratch = np.empty_like(law)
+    last = np.exp(-(gammaln(sizes + 1.0) - gammaln(n1 + 1.0) - gammaln(sizes - n1 + 1.0)))
+    whole = width >= sizes
+    totals, inexact = np.zeros(len(sizes)), np.zeros(len(sizes), dtype=bool)
+    for j in range(1, int(depth.max(initial=0)) + 1):
+        a = np.count_nonzero(depth >= j)
+        active = law[:a]
+        # A law that lost mass to rounding or underflow passes the loss on to the laws after it, so each
+        # block checks its first law and its last (the blocks whose depth is j end the active prefix).
+        checked = slice(0 if j == 1 else np.count_nonzero(depth > j), a)
+        inexact[checked] |= np.abs(law[checked].sum(axis=1) - 1.0) > 1e-12  # computed directly instead
+        totals[:a] += (means[:a, j - 1] - means[:a, j]) * np.einsum("ij,ij->i", active, weight[:a])
+        # From the law of P_j to that of P_{j+1}: C(p-1, j) C(m-p, n1-j-1) over C(p-1, j-1) C(m-p, n1-j),
+        # zero at places p <= j; past P_j's last place the law is already 0 (the maximum avoids 0 / 0).
+        active *= np.maximum(p - j, 0.0)
+        active *= (k[:a] - j) / j
+        np.maximum(np.add(room[:a], j, out=scratch[:a]), 1.0, out=scratch[:a])
+        active /= scratch[:a]
+        # P_{j+1}'s new last place, where P_j had no mass.
+        last[:a] *= (sizes[:a] - n1[:a] + j) / j
+        grows = np.flatnonzero((j < n1[:a]) & whole[:a])
+        active[grows, sizes[grows] - n1[grows] + j] = last[grows]
+    return totals, inexact
+
+
+def stopping_symmetric_means(values, counts, depths):
+    """Per block, the symmetric means of its stopping rows' ``values`` of degrees 0 .. its depth (0 past it).
+
+    The values are few distinct ones (one per label), so a block whose rows
+    outnumber its distinct values times its depth is merged value by value
+    (:func:`symmetric_means_of_multisets`, cost independent of its rows); the
+    others add one row at a time (:func:`symmetric_means_of_blocks`).
+    """
+    distinct, which = np.unique(values, return_inverse=True)
+    block = np.repeat(np.arange(len(counts)), counts)
+    multiplicities = np.bincount(block * len(distinct) + which, minlength=len(counts) * len(distinct))
+    multiplicities = multiplicities.reshape(len(counts), len(distinct))
+    merged = len(distinct) * (depths + 1) < counts
+    means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
+    if merged.any():
+        found = symmetric_means_of_multisets(multiplicities[merged], distinct, int(depths[merged].max()))
+        means[merged, : found.shape[1]] = found
+    if (~merged).any():
+        kept = np.repeat(~merged, counts)
+        found = symmetric_means_of_blocks(values[kept], counts[~merged], depths[~merged])
+        means[~merged, : found.shape[1]] = found
+    # Degrees past a block's depth are never read; zero them as both routes promise.
+    means[np.arange(means.shape[1]) > depths[:, None]] = 0.0
+    return means
+
+
+def symmetric_means_of_multisets(multiplicities, distinct, depth):
+    """Symmetric means of degrees 0 .. ``depth`` of multisets: ``multiplicities[b, v]`` rows of ``distinct[v]``.
+
+    The distinct values join one at a time. With a rows merged so far and c
+    rows of value v joining, a random j-subset of the union holds i of the new
+    rows with the hypergeometric probability H_j(i), so
+    ``E_j(new) = sum_i H_j(i) v**i E_{j-i}(old)``: positive terms only. H_j
+    follows the j draws without replacement one at a time. The cost is the
+    distinct values times ``depth**2`` per block, whatever its rows; degrees
+    above a block's size are 0.
+    """
+    means = np.zeros((len(multiplicities), depth + 1))
+    means[:, 0] = 1.0  # the empty multiset
+    merged = np.zeros((len(multiplicities), 1))
+    drawn = np.arange(depth + 1.0)  # i: rows drawn from the joining value so far
+    for value, joining in zip(distinct, multiplicities.T[:, :, None].astype(np.float64), strict=True):
+        powers = value**drawn
+        law = np.zeros_like(means)  # H_j(i), i = 0 .. j
+        law[:, 0] = 1.0
+        updated = np.zeros_like(means)
+        updated[:, 0] = 1.0
+        for j in range(1, depth + 1):
+            # Draw j: from the rows not drawn yet, old (merged - (j - 1 - i)) or joining (joining - i).
+            share = law[:, :j] / np.maximum(merged + joining - (j - 1.0), 1.0)
+            from_new = share * np.maximum(joining - drawn[:j], 0.0)
+            np.multiply(share, np.maximum(merged - (j - 1.0) + drawn[:j], 0.0), out=law[:, :j])
+            law[:, 1 : j + 1] += from_new
+            updated[:, j] = np.einsum("bi,i,bi->b", law[:, : j + 1], powers[: j + 1], means[:, j::-1])
+        means, merged = updated, merged + joining
+    return means
 
 
 def symmetric_means_of_blocks(values, counts, depths):

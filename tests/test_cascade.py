@@ -98,7 +98,8 @@ def exact_block_err(labels, max_grade, first, visible):
 @pytest.mark.parametrize(
     ("size", "zero_share", "first", "visible", "seed"),
     [(5, 0.4, 0, 5, 0), (7, 0.0, 2, 4, 1), (7, 0.9, 0, 7, 2), (60, 0.5, 3, 60, 3), (400, 0.5, 0, 400, 4),
-     (400, 0.97, 10, 400, 5), (300, 0.2, 0, 100, 6)],
+     (400, 0.97, 10, 400, 5), (300, 0.2, 0, 100, 6),
+     (1500, 0.5, 5, 1500, 8), (1500, 0.1, 0, 700, 9)],  # stopping rows outnumber values x depth: merged
 )  # fmt: skip
 def test_err_of_large_tie_blocks_equals_exact_rationals(size, zero_share, first, visible, seed):
     from sklearn_rankmetrics._cascade import stopping_row_stops
@@ -146,3 +147,19 @@ def test_err_with_one_large_tie_block_equals_the_quadratic_route(zero_share):
     # The two top rows, averaged over their two orders, then the large block reached with both gone on.
     top_block = sum(top[i] + (1 - top[i]) * top[1 - i] / 2 for i in range(2)) / 2
     assert value == pytest.approx(top_block + (1 - top[0]) * (1 - top[1]) * block, rel=1e-12)
+
+
+def test_symmetric_means_of_multisets_equal_exact_rationals():
+    from sklearn_rankmetrics._cascade import symmetric_means_of_multisets
+
+    distinct = np.array([0.5, 0.8125, 0.9375])
+    multiplicities = np.array([[40, 0, 25], [3, 70, 1], [0, 0, 9]])
+    depth = 30
+    means = symmetric_means_of_multisets(multiplicities, distinct, depth)
+    for row, counts in zip(means, multiplicities, strict=True):
+        values = np.repeat(distinct, counts)
+        polynomial = [Fraction(1)]  # prod (1 + v z), exactly
+        for v in values:
+            polynomial = [a + Fraction(v) * b for a, b in zip([*polynomial, 0], [0, *polynomial], strict=True)]
+        exact = [float(polynomial[j] / comb(len(values), j)) if j <= len(values) else 0.0 for j in range(depth + 1)]
+        np.testing.assert_allclose(row, exact, rtol=1e-13, atol=0)
