@@ -535,9 +535,11 @@ def expected_reciprocal_rank_score(
     the user stops at the J-th of them with a probability given by their
     symmetric means alone, at a place that follows a negative hypergeometric
     law; the sum over J stops once Maclaurin's bound on what is left falls
-    below 1e-16 of the result, so the cost is the block's rows times that
-    depth (about 40 / mean(R) of those rows): near-linear, and within 1e-12
-    of the exact rational value in the tests.
+    below 1e-16 of the result, so the cost is the block's places times that
+    depth (about 40 / mean(R) of those rows), plus, for the symmetric means,
+    the labels present times the depth squared (or the rows times the depth,
+    whichever is smaller): near-linear, and within 1e-12 of the exact
+    rational value in the tests.
 
     References
     ----------
