@@ -21,8 +21,8 @@ def candidate_rows(y_true, y_score, depth):
     """The rows that metrics at cutoffs up to ``depth`` can see: labels, scores and user of each.
 
     ``y_true`` is a sparse (n_users, n_items) matrix of non-negative labels
-    and ``y_score`` the dense scores of the same shape; rows are grouped by
-    user.
+    and ``y_score`` the dense scores of the same shape. The rows come user by
+    user, then the interactions outside the top k: the ranking groups them.
     """
     labels = sparse.csr_array(y_true)
     n_items = labels.shape[1]

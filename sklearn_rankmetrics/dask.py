@@ -151,8 +151,7 @@ def reduce_means(dask, per_query, metrics, zero_division):
             weights.where(~defined, 0.0).sum(),
             (~defined).sum(),
         )
-    (computed,) = dask.compute(sums)
-    n_queries = None
+    computed, n_queries = dask.compute(sums, per_query.shape[0])  # one pass over the shuffled log
     report, undefined = {}, {}
     for name, (total, defined_weight, undefined_weight, n_undefined) in computed.items():
         value = parse_metric_name(name)[1].get("zero_division", zero_division)
@@ -163,6 +162,5 @@ def reduce_means(dask, per_query, metrics, zero_division):
             if n_undefined:
                 undefined[name] = (int(n_undefined), value)
     if undefined:
-        n_queries = int(dask.compute(per_query.shape[0])[0])
-        warn_undefined_queries(undefined, n_queries)
+        warn_undefined_queries(undefined, int(n_queries))
     return report
