@@ -16,6 +16,16 @@ from ._precision import relevance
 from ._validation import check_real
 
 
+def size_classes(sizes):
+    """Indices of the segments in each class of sizes within a factor two, in their order.
+
+    The segments of a class share one zero-padded array, so padding at most
+    doubles the work and every pass over them is a contiguous one.
+    """
+    classes = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    return [np.flatnonzero(classes == size_class) for size_class in np.unique(classes)]
+
+
 def inclusive_cumprod(values, positions):
     """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based).
 
@@ -26,9 +36,7 @@ def inclusive_cumprod(values, positions):
     starts = np.flatnonzero(positions == 0)
     sizes = np.diff(np.append(starts, len(values)))
     inclusive = np.empty_like(values)
-    groups = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
-    for group in np.unique(groups):
-        members = np.flatnonzero(groups == group)
+    for members in size_classes(sizes):
         columns = np.arange(sizes[members].max())
         inside = columns < sizes[members, None]
         rows = (starts[members, None] + columns)[inside]
@@ -147,9 +155,7 @@ def stopping_row_stops(go_on, starts, sizes, first, visible):
     width = law_support(sizes, n1)
     totals, exact = np.zeros(len(sizes)), np.zeros(len(sizes), dtype=bool)
     # Blocks of supports within a factor two share a padded array (padding holds no probability).
-    groups = np.ceil(np.log2(width)).astype(np.int64)
-    for group in np.unique(groups):
-        members = np.flatnonzero(groups == group)  # still deepest first
+    for members in size_classes(width):  # still deepest first
         totals[members], exact[members] = padded_stopping_sums(
             means[members],
             sizes[members],
@@ -225,28 +231,27 @@ def padded_stopping_sums(means, sizes, n1, first, visible, depth, width):
 
 
 def stopping_symmetric_means(values, counts, depths):
-    """Per block, the symmetric means of its stopping rows' ``values`` of degrees 0 .. its depth (0 past it).
+    """Per block, the symmetric means of its stopping rows' ``values`` of degrees 0 .. its depth.
 
     The values are few distinct ones (one per label), so a block whose rows
     outnumber its distinct values times its depth is merged value by value
     (:func:`symmetric_means_of_multisets`, cost independent of its rows); the
-    others add one row at a time (:func:`symmetric_means_of_blocks`).
+    others add one row at a time (:func:`symmetric_means_of_blocks`). Columns
+    past a block's own depth hold zeros or deeper means: nothing reads them.
     """
     distinct, which = np.unique(values, return_inverse=True)
-    block = np.repeat(np.arange(len(counts)), counts)
-    multiplicities = np.bincount(block * len(distinct) + which, minlength=len(counts) * len(distinct))
-    multiplicities = multiplicities.reshape(len(counts), len(distinct))
     merged = len(distinct) * (depths + 1) < counts
     means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
     if merged.any():
+        block = np.repeat(np.arange(len(counts)), counts)
+        multiplicities = np.bincount(block * len(distinct) + which, minlength=len(counts) * len(distinct))
+        multiplicities = multiplicities.reshape(len(counts), len(distinct))
         found = symmetric_means_of_multisets(multiplicities[merged], distinct, int(depths[merged].max()))
         means[merged, : found.shape[1]] = found
     if (~merged).any():
         kept = np.repeat(~merged, counts)
         found = symmetric_means_of_blocks(values[kept], counts[~merged], depths[~merged])
         means[~merged, : found.shape[1]] = found
-    # Degrees past a block's depth are never read; zero them as both routes promise.
-    means[np.arange(means.shape[1]) > depths[:, None]] = 0.0
     return means
 
 
@@ -283,7 +288,8 @@ def symmetric_means_of_multisets(multiplicities, distinct, depth):
 
 
 def symmetric_means_of_blocks(values, counts, depths):
-    """Per block, the elementary symmetric means of its ``values`` of degrees 0 .. its depth (0 past it).
+    """Per block, the elementary symmetric means of its ``values`` of degrees 0 .. its depth (and past it,
+    up to the deepest block of its group).
 
     ``values`` holds the blocks' values end to end, ``counts[b]`` of block b.
     With E_j(i) the degree-j symmetric polynomial of a block's first i values
@@ -295,9 +301,7 @@ def symmetric_means_of_blocks(values, counts, depths):
     means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
     means[:, 0] = 1.0
     starts = np.cumsum(counts) - counts
-    groups = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
-    for group in np.unique(groups):
-        members = np.flatnonzero(groups == group)
+    for members in size_classes(counts):
         length = int(counts[members].max(initial=0))
         padded = np.zeros((len(members), length))
         columns = np.arange(length)
