@@ -188,37 +188,35 @@ def expected_reciprocal_places(sizes, n1, first, visible, depth):
     The cost is the block's places once, plus its depth.
     """
     width = int(depth.max()) + 1
-    j = np.arange(width, dtype=np.float64)
-    m, k, f, d = sizes[:, None].astype(np.float64), n1[:, None].astype(np.float64), first[:, None], depth[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = (k - j) * (f + j) / (j * (m - k + j + 1.0 + f))
-    # The anchor: the first J whose step forward shrinks errors (the last one in depth otherwise).
-    anchor = np.where((a <= 1.0) & (j >= 1) & (j <= d), j, np.inf).min(axis=1)
-    anchor = np.where(np.isfinite(anchor), anchor, depth).astype(np.int64)
+    m, k, f = sizes.astype(np.float64), n1.astype(np.float64), first.astype(np.float64)
+    # The anchor: the first J with a_J <= 1, the larger root of 2 J**2 - b J - n1 first = 0 (the last J in
+    # depth when it lies deeper).
+    b = 2.0 * k - 2.0 * f - m - 1.0
+    anchor = np.clip(np.ceil((b + np.sqrt(b * b + 8.0 * k * f)) / 4.0), 1, depth).astype(np.int64)
     places = np.zeros((len(sizes), width))
     for members, place, law in place_laws(sizes, n1, anchor):
         seen = np.where(place <= visible[members, None], 1.0 / (first[members, None] + place), 0.0)
         places[members, anchor[members]] = np.einsum("ij,ij->i", law, seen)
-    # Both directions as x_s = c_s + r_s x_{s-1} on arrays aligned on the anchors (0 past a block's depth).
-    cut = cutoff_probabilities(sizes, n1, visible, width)
-    given = cut[:, :-1] * (k - j) + cut[:, 1:] * j  # (n1 - J) F_J + J F_{J+1}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        forward = (given / (j * (m - k + j + 1.0 + f)), -a)
-        backward = (given / ((k - j) * (f + j)), -1.0 / a)
-    steps = np.arange(1, max((depth - anchor).max(), (anchor - 1).max()) + 1)
-    for source, target, (constant, ratio) in (
-        (anchor[:, None] + steps - 1, anchor[:, None] + steps, forward),
-        (anchor[:, None] - steps, anchor[:, None] - steps, backward),
-    ):
-        valid = (target >= 1) & (target <= d)
-        at = np.where(valid, source, 0)
-        constant = np.where(valid, np.take_along_axis(constant, at, axis=1), 0.0).T.copy()
-        ratio = np.where(valid, np.take_along_axis(ratio, at, axis=1), 0.0).T.copy()
+    # Both directions as x_s = c_s + r_s x_{s-1}, one row per step s and one column per block.
+    cut = cutoff_probabilities(sizes, n1, visible, width).ravel()
+    blocks = np.arange(len(sizes))
+    for forward, n_steps in ((True, (depth - anchor).max()), (False, (anchor - 1).max())):
+        s = np.arange(1, n_steps + 1)[:, None]
+        source = anchor + s - 1 if forward else anchor - s  # the J of the step's coefficients
+        target = source + 1 if forward else source
+        valid = (target >= 1) & (target <= depth)
+        j = np.where(valid, source, 1)
+        at = blocks * (width + 1) + j
+        given = (k - j) * cut[at] + j * cut[at + 1]  # (n1 - J) F_J + J F_{J+1}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            later, earlier = j * (m - k + j + 1.0 + f), (k - j) * (f + j)  # J A_J and (n1 - J)(first + J)
+            constant = np.where(valid, given / (later if forward else earlier), 0.0)
+            ratio = np.where(valid, -(earlier / later if forward else later / earlier), 0.0)
         values = np.empty_like(constant)
-        value = places[np.arange(len(sizes)), anchor]
-        for step in range(len(steps)):
+        value = places[blocks, anchor]
+        for step in range(n_steps):
             value = values[step] = constant[step] + ratio[step] * value
-        places[np.nonzero(valid)[0], target[valid]] = values.T[valid]
+        places[np.nonzero(valid)[1], target[valid]] = values[valid]
     return places
 
 
@@ -358,26 +356,80 @@ def trimmed_support(low, high, mode, ratio):
 def stopping_symmetric_means(values, counts, depths):
     """Per block, the symmetric means of its stopping rows' ``values`` of degrees 0 .. its depth.
 
-    The values are few distinct ones (one per label), so a block whose rows
-    outnumber its distinct values times its depth is merged value by value
-    (:func:`symmetric_means_of_multisets`, cost independent of its rows); the
-    others add one row at a time (:func:`symmetric_means_of_blocks`). Columns
-    past a block's own depth hold zeros or deeper means: nothing reads them.
+    The values are few distinct ones (one per label). A block of up to
+    POLYNOMIAL_ROWS stopping rows multiplies the polynomials of its labels
+    (:func:`symmetric_means_of_polynomials`); a larger one merges its labels
+    through hypergeometric probabilities (:func:`symmetric_means_of_multisets`)
+    where the labels other than its most frequent one, times its depth, cost
+    less than its rows, and adds one row at a time otherwise
+    (:func:`symmetric_means_of_blocks`). Each route costs the rows of labels
+    other than the most frequent one, at most, times the depth. Columns past
+    a block's own depth hold zeros or deeper means: nothing reads them.
     """
     distinct, which = np.unique(values, return_inverse=True)
-    merged = len(distinct) * (depths + 1) < counts
+    block = np.repeat(np.arange(len(counts)), counts)
+    multiplicities = np.bincount(block * len(distinct) + which, minlength=len(counts) * len(distinct))
+    multiplicities = multiplicities.reshape(len(counts), len(distinct))
+    others = np.minimum(multiplicities, depths[:, None] + 1).sum(axis=1) - np.minimum(
+        multiplicities.max(axis=1), depths + 1
+    )
+    routes = np.where(counts <= POLYNOMIAL_ROWS, 0, np.where(4 * (others + len(distinct)) < counts, 1, 2))
     means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
-    if merged.any():
-        block = np.repeat(np.arange(len(counts)), counts)
-        multiplicities = np.bincount(block * len(distinct) + which, minlength=len(counts) * len(distinct))
-        multiplicities = multiplicities.reshape(len(counts), len(distinct))
-        found = symmetric_means_of_multisets(multiplicities[merged], distinct, int(depths[merged].max()))
-        means[merged, : found.shape[1]] = found
-    if (~merged).any():
-        kept = np.repeat(~merged, counts)
-        found = symmetric_means_of_blocks(values[kept], counts[~merged], depths[~merged])
-        means[~merged, : found.shape[1]] = found
+    for route, means_of in enumerate((symmetric_means_of_polynomials, symmetric_means_of_multisets)):
+        if (routes == route).any():
+            found = means_of(multiplicities[routes == route], distinct, int(depths[routes == route].max()))
+            means[routes == route, : found.shape[1]] = found
+    if (routes == 2).any():
+        found = symmetric_means_of_blocks(
+            values[np.repeat(routes == 2, counts)], counts[routes == 2], depths[routes == 2]
+        )
+        means[routes == 2, : found.shape[1]] = found
     return means
+
+
+# Up to this many rows, every binomial coefficient C(n, j) < 1e300: polynomials of counts do not overflow.
+POLYNOMIAL_ROWS = 1000
+
+
+def symmetric_means_of_polynomials(multiplicities, distinct, depth):
+    """Symmetric means of degrees 0 .. ``depth`` of multisets of at most POLYNOMIAL_ROWS values.
+
+    The symmetric polynomial e_j of a block is the coefficient of t**j in
+    ``prod_v (1 + v t)**c_v``: each binomial is expanded (``C(c, i) v**i``)
+    and the polynomials are multiplied, most frequent value first (its
+    expansion is free), truncated at ``depth``. All terms are positive, so
+    each coefficient keeps its relative precision, and no coefficient exceeds
+    ``C(n, j) < 1e300``. The means are ``e_j / C(n, j)``; the cost is the
+    block's depth times its rows of values other than the first.
+    """
+    order = np.argsort(-multiplicities.sum(axis=0), kind="stable")
+    distinct, multiplicities = distinct[order], multiplicities[:, order]
+    means = np.empty((len(multiplicities), depth + 1))
+    # Chunks of blocks whose polynomials fit in cache; one row per degree, one column per block.
+    for chunk in np.array_split(np.arange(len(multiplicities)), -(-len(multiplicities) * (depth + 1) // LAW_CELLS)):
+        polynomial = None
+        for value, count in zip(distinct, multiplicities[chunk].T, strict=True):
+            width = int(min(count.max(), depth)) + 1
+            terms = binomials(count, width).T * value ** np.arange(width, dtype=np.float64)[:, None]
+            if polynomial is None:  # the most frequent value: its expansion is the first polynomial
+                polynomial = np.zeros((depth + 1, len(chunk)))
+                polynomial[:width] = terms
+                continue
+            product = polynomial * terms[0]
+            for i in range(1, width):
+                product[i:] += terms[i] * polynomial[: depth + 1 - i]
+            polynomial = product
+        total = binomials(multiplicities[chunk].sum(axis=1), depth + 1).T
+        means[chunk] = np.divide(polynomial, total, out=np.zeros_like(polynomial), where=total > 0).T
+    return means
+
+
+def binomials(n, width):
+    """``C(n[b], i)`` for i = 0 .. width - 1 (0 past n[b]), as running products of ``(n - i + 1) / i``."""
+    i = np.arange(1.0, width)
+    coefficients = np.ones((len(n), width))
+    coefficients[:, 1:] = np.maximum(n[:, None] - i + 1.0, 0.0) / i
+    return np.cumprod(coefficients, axis=1, out=coefficients)
 
 
 def symmetric_means_of_multisets(multiplicities, distinct, depth):
