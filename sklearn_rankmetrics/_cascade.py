@@ -322,6 +322,8 @@ def padded_law(low, lengths, peak, width, members, ratio):
     return x, law
 
 
+# Supports shorter than this cost less to compute whole than to narrow.
+SHORT_SUPPORT = 64
 # The mass a law may lose on each side when its support is narrowed, relative to its mode: far below
 # what float64 resolves, so no result changes.
 NEGLIGIBLE_MASS = 1e-30
@@ -334,8 +336,14 @@ def trimmed_support(low, high, mode, ratio):
     fall), so the mass from ``x0 + T`` on is at most
     ``P(mode) r(x0)**T / (1 - r(x0))``; the same holds below the mode with
     ``1 / r``. The tightest T over x0 = mode + 0, 1, 2, 4, ... (and below)
-    bounds each side.
+    bounds each side. Supports of up to SHORT_SUPPORT values are kept whole.
     """
+    long = np.flatnonzero(high - low >= SHORT_SUPPORT)
+    if len(long) < len(low):
+        low, high = low.copy(), high.copy()
+        if len(long):
+            low[long], high[long] = trimmed_support(low[long], high[long], mode[long], lambda s, x: ratio(long[s], x))
+        return low, high
     segment = np.arange(len(low))[:, None]
     reach = np.concatenate(([0], 2 ** np.arange(int(np.max(high - low, initial=0)).bit_length())))
 
