@@ -2,6 +2,7 @@
 
     python benchmarks/bench_ties.py            # the three inputs of the issue
     python benchmarks/bench_ties.py --limit 20 # skip a metric's later inputs once one call took 20 s
+    python benchmarks/bench_ties.py --shapes   # a million rows in tie blocks of 10, 120, 1,000 or 100,000
 
 Ties this large are ordinary: a constant baseline in a search (every score
 equal), trees that give many documents one leaf value, recommenders whose
@@ -49,6 +50,19 @@ def inputs():
     ]
 
 
+def shapes():
+    """A million tied rows (a constant model) cut into blocks of several sizes, graded labels 0-4."""
+    rng = np.random.default_rng(1)
+    grades = [0.515, 0.32, 0.13, 0.025, 0.01]
+    for size in (10, 120, 1_000, 100_000):
+        qid = np.repeat(np.arange(1_000_000 // size), size)
+        labels = rng.choice(5, len(qid), p=grades).astype(float)
+        yield f"1,000,000 rows in tie blocks of {size:,}", (labels, np.zeros(len(qid))), {"qid": qid}
+    qid = np.repeat(np.arange(500), 2_000)
+    labels = rng.choice(5, len(qid), p=[0.1, 0.88, 0.01, 0.005, 0.005]).astype(float)
+    yield "500 blocks of 2,000, 88% of label 1", (labels, np.zeros(len(qid))), {"qid": qid}
+
+
 def time_best(metric, arrays, options, repeats=3):
     """Seconds of the fastest of a few calls (one call when it takes over a second): warm caches, no noise."""
     times = []
@@ -64,11 +78,12 @@ def time_best(metric, arrays, options, repeats=3):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=float, default=float("inf"), help="seconds after which a metric is skipped")
+    parser.add_argument("--shapes", action="store_true", help="blocks of several sizes instead of the three inputs")
     args = parser.parse_args()
     slow = set()
     print("| input | " + " | ".join(METRICS) + " |")
     print("| --- |" + " --- |" * len(METRICS))
-    for name, arrays, options in inputs():
+    for name, arrays, options in shapes() if args.shapes else inputs():
         times = {}
         for metric_name, metric in METRICS.items():
             if metric_name in slow:

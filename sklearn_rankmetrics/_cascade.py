@@ -728,10 +728,13 @@ def expected_reciprocal_rank_score(
     :math:`E[1/\mathrm{rank}]` of every :math:`P_J` comes from one of them
     through an exact recurrence between consecutive laws, run in the direction
     in which rounding shrinks; the symmetric means of the stopping rows are
-    merged label by label through hypergeometric probabilities (positive
-    terms only). The cost is linear in the block's rows, plus the labels
-    present times the depth squared; the tests check the result against
-    exact rational arithmetic to 1e-12 (it agrees to about 1e-15).
+    multiplied or merged label by label (positive terms only). A block costs
+    its rows once, plus its depth times its stopping rows outside its most
+    frequent label (at most the labels present times the depth squared):
+    linear in the rows, with a factor that grows as the stop probabilities
+    shrink (``benchmarks/bench_ties.py --shapes`` measures it). The tests
+    check the result against exact rational arithmetic to 1e-12 (it agrees
+    to about 1e-15).
 
     References
     ----------

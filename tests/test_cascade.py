@@ -5,6 +5,8 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sklearn_rankmetrics import mean_reciprocal_rank_score
 
@@ -151,13 +153,14 @@ def test_err_with_one_large_tie_block_equals_the_quadratic_route(zero_share):
     assert value == pytest.approx(top_block + (1 - top[0]) * (1 - top[1]) * block, rel=1e-12)
 
 
-def test_symmetric_means_of_multisets_equal_exact_rationals():
-    from sklearn_rankmetrics._cascade import symmetric_means_of_multisets
+@pytest.mark.parametrize("route", ["symmetric_means_of_multisets", "symmetric_means_of_polynomials"])
+def test_symmetric_means_of_multisets_equal_exact_rationals(route):
+    from sklearn_rankmetrics import _cascade
 
-    distinct = np.array([0.5, 0.8125, 0.9375])
-    multiplicities = np.array([[40, 0, 25], [3, 70, 1], [0, 0, 9]])
+    distinct = np.array([0.0625, 0.5, 0.8125, 0.9375])
+    multiplicities = np.array([[0, 40, 0, 25], [1, 3, 70, 1], [0, 0, 0, 9], [30, 100, 80, 120]])
     depth = 30
-    means = symmetric_means_of_multisets(multiplicities, distinct, depth)
+    means = getattr(_cascade, route)(multiplicities, distinct, depth)
     for row, counts in zip(means, multiplicities, strict=True):
         values = np.repeat(distinct, counts)
         polynomial = [Fraction(1)]  # prod (1 + v z), exactly
@@ -233,3 +236,31 @@ def test_reciprocal_places_equal_exact_rationals_forward_and_backward():
         exact = [float(value) for value in exact_reciprocal_places(*case, depth[b])]
         # Each u_J to 1e-12 of the largest, u_1 (the recurrence's errors are absolute ones).
         np.testing.assert_allclose(places[b, 1 : depth[b] + 1], exact, rtol=1e-12, atol=1e-13 * exact[0])
+
+
+@settings(max_examples=25)
+@given(
+    sizes=st.lists(st.integers(65, 260), min_size=1, max_size=6),
+    shares=st.lists(st.floats(0.0, 1.0), min_size=5, max_size=5),
+    first=st.lists(st.sampled_from([0, 1, 7, 100, 10**6]), min_size=6, max_size=6),
+    cut=st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_stopping_row_route_equals_the_direct_route(sizes, shares, first, cut, seed):
+    # Blocks of any mix of labels, offsets and cutoffs: the route of large blocks (laws, recurrences,
+    # polynomials or merges) against the direct quadratic recurrence over all rows.
+    from sklearn_rankmetrics._cascade import small_block_stops, stopping_row_stops
+
+    sizes = np.array(sizes)
+    starts = np.cumsum(sizes) - sizes
+    probabilities = np.array(shares) + 1e-3
+    labels = np.random.default_rng(seed).choice(5, sizes.sum(), p=probabilities / probabilities.sum())
+    go_on = 1.0 - (2.0**labels - 1.0) / 16.0
+    first = np.array(first[: len(sizes)])
+    visible = np.maximum(1, np.ceil(np.array(cut[: len(sizes)]) * sizes)).astype(np.int64)
+    np.testing.assert_allclose(
+        stopping_row_stops(go_on, starts, sizes, first, visible),
+        small_block_stops(go_on, starts, sizes, first, visible),
+        rtol=1e-11,
+        atol=1e-300,
+    )
