@@ -366,32 +366,76 @@ def stopping_symmetric_means(values, counts, depths):
 
     The values are few distinct ones (one per label). A block of up to
     POLYNOMIAL_ROWS stopping rows multiplies the polynomials of its labels
-    (:func:`symmetric_means_of_polynomials`); a larger one merges its labels
+    (:func:`symmetric_means_of_polynomials`); a larger one whose other labels
+    than its most frequent one hold that few rows draws them against it
+    (:func:`symmetric_means_of_dominated`); the others merge their labels
     through hypergeometric probabilities (:func:`symmetric_means_of_multisets`)
-    where the labels other than its most frequent one, times its depth, cost
-    less than its rows, and adds one row at a time otherwise
-    (:func:`symmetric_means_of_blocks`). Each route costs the rows of labels
-    other than the most frequent one, at most, times the depth. Columns past
-    a block's own depth hold zeros or deeper means: nothing reads them.
+    where the labels other than the most frequent one, times the depth, cost
+    less than the rows, and add one row at a time otherwise
+    (:func:`symmetric_means_of_blocks`). Each route costs about the depth
+    times the rows of labels other than the most frequent one. Columns past a
+    block's own depth hold zeros or deeper means: nothing reads them.
     """
     distinct, which = np.unique(values, return_inverse=True)
     block = np.repeat(np.arange(len(counts)), counts)
     multiplicities = np.bincount(block * len(distinct) + which, minlength=len(counts) * len(distinct))
     multiplicities = multiplicities.reshape(len(counts), len(distinct))
-    others = np.minimum(multiplicities, depths[:, None] + 1).sum(axis=1) - np.minimum(
-        multiplicities.max(axis=1), depths + 1
+    most = multiplicities.max(axis=1)
+    others = np.minimum(multiplicities, depths[:, None] + 1).sum(axis=1) - np.minimum(most, depths + 1)
+    # The dominated route's first law, C(most, J) / C(counts, J), must not underflow at the depth.
+    dominated = (counts - most <= POLYNOMIAL_ROWS) & (depths <= most) & (depths * np.log(counts / most) < 600)
+    routes = np.select(
+        [counts <= POLYNOMIAL_ROWS, dominated, 4 * (others + len(distinct)) < counts], [0, 1, 2], default=3
     )
-    routes = np.where(counts <= POLYNOMIAL_ROWS, 0, np.where(4 * (others + len(distinct)) < counts, 1, 2))
     means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
-    for route, means_of in enumerate((symmetric_means_of_polynomials, symmetric_means_of_multisets)):
+    means_of = (symmetric_means_of_polynomials, symmetric_means_of_dominated, symmetric_means_of_multisets)
+    for route, means_of_route in enumerate(means_of):
         if (routes == route).any():
-            found = means_of(multiplicities[routes == route], distinct, int(depths[routes == route].max()))
+            found = means_of_route(multiplicities[routes == route], distinct, int(depths[routes == route].max()))
             means[routes == route, : found.shape[1]] = found
-    if (routes == 2).any():
+    if (routes == 3).any():
         found = symmetric_means_of_blocks(
-            values[np.repeat(routes == 2, counts)], counts[routes == 2], depths[routes == 2]
+            values[np.repeat(routes == 3, counts)], counts[routes == 3], depths[routes == 3]
         )
-        means[routes == 2, : found.shape[1]] = found
+        means[routes == 3, : found.shape[1]] = found
+    return means
+
+
+def symmetric_means_of_dominated(multiplicities, distinct, depth):
+    """Symmetric means of degrees 0 .. ``depth`` of multisets where one value v0 (c0 rows) dominates.
+
+    The other values hold at most POLYNOMIAL_ROWS rows, whose means E_i come
+    from :func:`symmetric_means_of_polynomials`. A random j-subset holds i of
+    them with the hypergeometric probability H_j(i), so
+    ``E_j = sum_i H_j(i) E_i v0**(j - i)``: positive terms only. H_j(0) is
+    ``C(c0, j) / C(n, j)``, a running product over j (the caller makes sure it
+    does not underflow and that ``depth <= c0``), and each step in i
+    multiplies by ``(n - c0 - i)(j - i) / ((i + 1)(c0 - j + i + 1))``; the
+    cost is the depth times the other rows.
+    """
+    n = multiplicities.sum(axis=1)
+    top = multiplicities.argmax(axis=1)
+    c0, v0 = multiplicities[np.arange(len(n)), top], distinct[top]
+    rest = multiplicities.copy()
+    rest[np.arange(len(n)), top] = 0
+    width = int(min(rest.sum(axis=1).max(), depth)) + 1
+    drawn = symmetric_means_of_polynomials(rest, distinct, width - 1)  # E_i of the other rows
+    j = np.arange(depth + 1.0)[:, None]
+    means = np.empty((len(n), depth + 1))
+    # Chunks of blocks whose arrays fit in cache; one row per degree j, one column per block.
+    for chunk in np.array_split(np.arange(len(n)), -(-len(n) * (depth + 1) // LAW_CELLS)):
+        total, main, other = n[chunk].astype(np.float64), c0[chunk].astype(np.float64), rest[chunk].sum(axis=1)
+        law = np.ones((depth + 1, len(chunk)))
+        law[1:] = (main - j[:-1]) / (total - j[:-1])
+        np.cumprod(law, axis=0, out=law)  # H_j(0)
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+            powers = v0[chunk] ** j
+        found = law * powers
+        for i in range(1, width):
+            # From H_j(i - 1) to H_j(i); it is 0 for j < i (the factor j - i + 1 vanishes at j = i - 1).
+            law *= np.maximum(other - i + 1.0, 0.0) * (j - i + 1.0) / (i * np.maximum(main - j + i, 1.0))
+            found[i:] += law[i:] * drawn[chunk, i] * powers[: depth + 1 - i]
+        means[chunk] = found.T
     return means
 
 

@@ -103,13 +103,17 @@ def exact_block_err(labels, max_grade, first, visible):
      (400, 0.97, 10, 400, 5), (300, 0.2, 0, 100, 6),
      (1500, 0.5, 5, 1500, 8), (1500, 0.1, 0, 700, 9),  # stopping rows outnumber values x depth: merged
      # Deep blocks and blocks of almost only stopping rows run the recurrence of the places backward.
-     (800, 0.0, 10**6, 800, 10), (800, 0.02, 3000, 40, 11), (600, 0.999, 10**5, 600, 12), (700, 0.9, 0, 3, 13)],
+     (800, 0.0, 10**6, 800, 10), (800, 0.02, 3000, 40, 11), (600, 0.999, 10**5, 600, 12), (700, 0.9, 0, 3, 13),
+     (1300, "dominated", 4, 1300, 14), (1300, "dominated", 0, 200, 15)],  # one label holds 90% of the rows
 )  # fmt: skip
 def test_err_of_large_tie_blocks_equals_exact_rationals(size, zero_share, first, visible, seed):
     from sklearn_rankmetrics._cascade import stopping_row_stops
 
     rng = np.random.default_rng(seed)
-    labels = rng.choice(5, size, p=[zero_share] + [(1 - zero_share) / 4] * 4)
+    if zero_share == "dominated":  # more than POLYNOMIAL_ROWS stopping rows, 90% of them of label 1
+        labels = rng.choice(5, size, p=[0.02, 0.882, 0.05, 0.028, 0.02])
+    else:
+        labels = rng.choice(5, size, p=[zero_share] + [(1 - zero_share) / 4] * 4)
     go_on = 1.0 - (2.0**labels - 1.0) / 16.0
     expected = float(exact_block_err(labels, 4, first, visible))
     value = stopping_row_stops(go_on, np.array([0]), np.array([size]), np.array([first]), np.array([visible]))[0]
@@ -153,12 +157,23 @@ def test_err_with_one_large_tie_block_equals_the_quadratic_route(zero_share):
     assert value == pytest.approx(top_block + (1 - top[0]) * (1 - top[1]) * block, rel=1e-12)
 
 
-@pytest.mark.parametrize("route", ["symmetric_means_of_multisets", "symmetric_means_of_polynomials"])
-def test_symmetric_means_of_multisets_equal_exact_rationals(route):
+EVERY_MULTISET = [[0, 40, 0, 25], [1, 3, 70, 1], [0, 0, 0, 9], [30, 100, 80, 120]]
+DOMINATED = [[0, 40, 0, 25], [1, 3, 70, 1], [0, 0, 0, 300], [3, 5, 2, 200]]  # the most frequent >= depth
+
+
+@pytest.mark.parametrize(
+    ("route", "multiplicities"),
+    [
+        ("symmetric_means_of_multisets", EVERY_MULTISET),
+        ("symmetric_means_of_polynomials", EVERY_MULTISET),
+        ("symmetric_means_of_dominated", DOMINATED),
+    ],
+)
+def test_symmetric_means_of_multisets_equal_exact_rationals(route, multiplicities):
     from sklearn_rankmetrics import _cascade
 
     distinct = np.array([0.0625, 0.5, 0.8125, 0.9375])
-    multiplicities = np.array([[0, 40, 0, 25], [1, 3, 70, 1], [0, 0, 0, 9], [30, 100, 80, 120]])
+    multiplicities = np.array(multiplicities)
     depth = 30
     means = getattr(_cascade, route)(multiplicities, distinct, depth)
     for row, counts in zip(means, multiplicities, strict=True):
