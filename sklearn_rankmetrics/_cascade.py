@@ -241,7 +241,7 @@ def cutoff_probabilities(sizes, n1, visible, width):
 
 
 def place_laws(sizes, n1, j):
-    """:func:`unimodal_laws` of P_J, the place (1-based) of the J-th of n1 marked rows among m.
+    """:func:`log_concave_laws` of P_J, the place (1-based) of the J-th of n1 marked rows among m.
 
     Its support is p = J .. m - n1 + J and
     ``P(P_J = p + 1) / P(P_J = p) = p (m - p - n1 + J) / ((p - J + 1) (m - p))``:
@@ -253,11 +253,11 @@ def place_laws(sizes, n1, j):
     def ratio(block, p):
         return p * (m[block] - p - k[block] + j[block]) / ((p - j[block] + 1.0) * (m[block] - p))
 
-    return unimodal_laws(j, sizes - n1 + j, mode.astype(np.int64), ratio)
+    return log_concave_laws(j, sizes - n1 + j, mode.astype(np.int64), ratio)
 
 
 def hypergeometric_laws(population, marked, draws, *, together=False):
-    """:func:`unimodal_laws` of the marked rows among ``draws`` drawn without replacement.
+    """:func:`log_concave_laws` of the marked rows among ``draws`` drawn without replacement.
 
     Its support is max(0, draws - unmarked) .. min(marked, draws) and
     ``P(x + 1) / P(x) = (marked - x)(draws - x) / ((x + 1)(unmarked - draws + x + 1))``.
@@ -269,10 +269,10 @@ def hypergeometric_laws(population, marked, draws, *, together=False):
     def ratio(block, x):
         return (k[block] - x) * (d[block] - x) / ((x + 1.0) * (n[block] - k[block] - d[block] + x + 1.0))
 
-    return unimodal_laws(low, high, mode, ratio, together=together)
+    return log_concave_laws(low, high, mode, ratio, together=together)
 
 
-def unimodal_laws(low, high, mode, ratio, *, together=False):
+def log_concave_laws(low, high, mode, ratio, *, together=False):
     """Per segment, a log-concave law over the integers low .. high (at least one), from its ratios.
 
     ``ratio(segment, x)`` gives ``P(x + 1) / P(x)`` (broadcasting), which
@@ -304,7 +304,7 @@ LAW_CELLS = 2**16
 
 
 def padded_law(low, lengths, peak, width, members, ratio):
-    """:func:`unimodal_laws` of some segments, as the rows of one zero-padded array: their values and law."""
+    """:func:`log_concave_laws` of some segments, as the rows of one zero-padded array: their values and law."""
     columns = np.arange(width)
     x = low[:, None] + columns
     inside, peak = columns < lengths[:, None], peak[:, None]
