@@ -295,12 +295,17 @@ def log_concave_laws(low, high, mode, ratio, *, together=False):
     for group in [np.arange(len(low))] if together else size_classes(lengths):
         # Chunks of about LAW_CELLS values each: bounded memory, and passes that stay in cache.
         width = int(lengths[group].max())
-        for members in np.array_split(group, min(len(group), -(-len(group) * width // LAW_CELLS))):
+        for members in cache_chunks(group, width):
             yield members, *padded_law(low[members], lengths[members], peaks[members], width, members, ratio)
 
 
-# Values per chunk of padded laws: a few arrays of them fit a core's cache.
+# Values per chunk of padded arrays: a few arrays of them fit a core's cache.
 LAW_CELLS = 2**16
+
+
+def cache_chunks(items, width):
+    """``items`` in consecutive chunks of about LAW_CELLS / ``width`` each (at least one item per chunk)."""
+    return np.array_split(items, max(1, min(len(items), -(-len(items) * width // LAW_CELLS))))
 
 
 def padded_law(low, lengths, peak, width, members, ratio):
@@ -423,7 +428,7 @@ def symmetric_means_of_dominated(multiplicities, distinct, depth):
     j = np.arange(depth + 1.0)[:, None]
     means = np.empty((len(n), depth + 1))
     # Chunks of blocks whose arrays fit in cache; one row per degree j, one column per block.
-    for chunk in np.array_split(np.arange(len(n)), -(-len(n) * (depth + 1) // LAW_CELLS)):
+    for chunk in cache_chunks(np.arange(len(n)), depth + 1):
         total, main, other = n[chunk].astype(np.float64), c0[chunk].astype(np.float64), rest[chunk].sum(axis=1)
         law = np.ones((depth + 1, len(chunk)))
         law[1:] = (main - j[:-1]) / (total - j[:-1])
@@ -448,8 +453,8 @@ def symmetric_means_of_polynomials(multiplicities, distinct, depth):
 
     The symmetric polynomial e_j of a block is the coefficient of t**j in
     ``prod_v (1 + v t)**c_v``: each binomial is expanded (``C(c, i) v**i``)
-    and the polynomials are multiplied, most frequent value first (its
-    expansion is free), truncated at ``depth``. All terms are positive, so
+    and the polynomials are multiplied, the most frequent value over the
+    blocks first (its expansion is free), truncated at ``depth``. All terms are positive, so
     each coefficient keeps its relative precision, and no coefficient exceeds
     ``C(n, j) < 1e300``. The means are ``e_j / C(n, j)``; the cost is the
     block's depth times its rows of values other than the first.
@@ -458,7 +463,7 @@ def symmetric_means_of_polynomials(multiplicities, distinct, depth):
     distinct, multiplicities = distinct[order], multiplicities[:, order]
     means = np.empty((len(multiplicities), depth + 1))
     # Chunks of blocks whose polynomials fit in cache; one row per degree, one column per block.
-    for chunk in np.array_split(np.arange(len(multiplicities)), -(-len(multiplicities) * (depth + 1) // LAW_CELLS)):
+    for chunk in cache_chunks(np.arange(len(multiplicities)), depth + 1):
         polynomial = None
         for value, count in zip(distinct, multiplicities[chunk].T, strict=True):
             width = int(min(count.max(), depth)) + 1
