@@ -8,7 +8,7 @@ are sums of stop probabilities divided by the rank.
 import numpy as np
 
 from ._array_api import array_api_support
-from ._dcg import MAX_EXPONENTIAL_LABEL
+from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._docs import fill_doc
 from ._grouping import evaluate, positions_in_segments, segment_rows
 from ._precision import relevance
@@ -624,7 +624,7 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
         )
 
     def stop(rows):  # (2**g - 1) / 2**max_grade, only for the rows that can matter
-        return (np.exp2(labels[rows]) - 1.0) / np.exp2(max_grade)
+        return of_labels(lambda grade: (np.exp2(grade) - 1.0) / np.exp2(max_grade), labels[rows])
 
     if not ranking.has_ties:
         rows, starts, positions = ranking.top(k)

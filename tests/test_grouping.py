@@ -147,3 +147,16 @@ def test_sorting_in_parallel_chunks_of_queries_is_exact(monkeypatch, seed, shuff
     ranked = y_score[expected]
     query_start = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]
     np.testing.assert_array_equal((changes | query_start)[1:], (ranked[1:] != ranked[:-1]) | query_start[1:])
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [[0.0, 3.0, 1.0, 3.0, 0.0], [0.5, 2.0], [-1.0, 2.0], [1023.0, 0.0], [2.0**60, 1.0], []],
+)
+def test_functions_of_labels_through_a_table_give_the_same_values(labels):
+    from sklearn_rankmetrics._dcg import of_labels
+
+    labels = np.array(labels)
+    with np.errstate(over="ignore"):
+        expected = np.exp2(labels) - 1.0
+        np.testing.assert_array_equal(of_labels(lambda grade: np.exp2(grade) - 1.0, labels), expected)
