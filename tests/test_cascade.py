@@ -279,3 +279,20 @@ def test_the_stopping_row_route_equals_the_direct_route(sizes, shares, first, cu
         rtol=1e-11,
         atol=1e-300,
     )
+
+
+@pytest.mark.parametrize("k", [None, 1, 50, 700])
+def test_err_through_the_large_block_route_equals_the_direct_route_end_to_end(k, monkeypatch):
+    # Whole queries: several tie blocks each, tie-free rows between them, documents not retrieved (-inf),
+    # shuffled rows, labels up to 4. With the direct route forced for every block, the values agree.
+    from sklearn_rankmetrics import _cascade, expected_reciprocal_rank_score
+
+    rng = np.random.default_rng(k or 0)
+    qid = rng.permutation(np.repeat(np.arange(12), rng.integers(100, 900, 12)))
+    labels = rng.choice(5, len(qid), p=[0.6, 0.2, 0.1, 0.06, 0.04]).astype(float)
+    scores = np.where(rng.random(len(qid)) < 0.6, rng.choice([0.0, 1.0, 2.0], len(qid)), rng.random(len(qid)))
+    scores[rng.random(len(qid)) < 0.05] = -np.inf
+    large_route = expected_reciprocal_rank_score(labels, scores, qid=qid, k=k, average=False)
+    monkeypatch.setattr(_cascade, "SMALL_BLOCK", np.inf)
+    direct = expected_reciprocal_rank_score(labels, scores, qid=qid, k=k, average=False)
+    np.testing.assert_allclose(large_route, direct, rtol=1e-11, atol=1e-300)
