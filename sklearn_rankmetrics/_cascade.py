@@ -53,36 +53,37 @@ def exclusive_cumprod(values, positions):
     return exclusive
 
 
-def symmetric_means(values, starts, sizes, degrees):
-    """Elementary symmetric means of the values of each block.
+def symmetric_means(values, starts, sizes, width):
+    """Elementary symmetric means of the values of each block, one row per block, degrees 0 .. width - 1.
 
     For block b (rows ``starts[b]`` to ``starts[b] + sizes[b] - 1``) and
-    j = 0..``degrees[b]``, the mean over the j-subsets of the block of the
-    product of their values: the probability that none of the first j rows of a
-    random ordering of the block stops the user. Built by adding one row at a
-    time with the convex recurrence
+    degree j, the mean over the j-subsets of the block of the product of
+    their values: the probability that none of the first j rows of a random
+    ordering of the block stops the user (0 above the block's size). Built by
+    adding one row at a time with the convex recurrence
     ``e_j(n) = ((n - j) e_j(n-1) + j v_n e_{j-1}(n-1)) / n``, all blocks at
-    once, largest first, so the loop runs once per row of the largest block.
-
-    Returns the flat array of means and the offset of each block's j = 0 entry.
+    once, largest first, so the loop runs once per row of the largest block
+    and each step reads one value per block.
     """
     by_size = np.argsort(-sizes, kind="stable")
-    sizes, starts, widths = sizes[by_size], starts[by_size], degrees[by_size] + 1
-    ends = np.cumsum(widths)
-    means = np.zeros(ends[-1])
-    means[ends - widths] = 1.0
-    j = positions_in_segments(ends - widths, ends[-1]).astype(np.float64)
-    first_row = np.repeat(starts, widths)  # each entry's block's first row
-    n_active = np.searchsorted(-sizes, -np.arange(sizes[0] + 1), side="right")
-    for n in range(1, sizes[0] + 1):
-        end = ends[n_active[n] - 1]
-        value = values[first_row[1:end] + n - 1]
-        # Entry j takes degree j - 1 from its left neighbour; at j = 0 that
-        # neighbour belongs to another block but its coefficient j is 0.
-        means[1:end] = ((n - j[1:end]) * means[1:end] + j[1:end] * value * means[: end - 1]) / n
-    offsets = np.empty_like(ends)
-    offsets[by_size] = ends - widths
-    return means, offsets
+    j = np.arange(1.0, width)[:, None]
+    means = np.empty((len(sizes), width))
+    # Chunks of blocks that fit in cache; one row per degree, one column per block, by decreasing size:
+    # the blocks still growing are a prefix of the columns.
+    for chunk in cache_chunks(by_size, width):
+        block_starts, block_sizes = starts[chunk], sizes[chunk]
+        chunk_means = np.zeros((width, len(chunk)))
+        chunk_means[0] = 1.0
+        n_active = np.searchsorted(-block_sizes, -np.arange(block_sizes[0] + 1), side="right")
+        for n in range(1, block_sizes[0] + 1):
+            active = chunk_means[:, : n_active[n]]
+            joining = active[:-1] * values[block_starts[: n_active[n]] + n - 1]
+            joining *= j
+            active[1:] *= n - j  # whole coefficients, one division: the weights sum to exactly n
+            active[1:] += joining
+            active[1:] /= n
+        means[chunk] = chunk_means.T
+    return means
 
 
 def tied_reciprocal_stops(go_on, starts, sizes, first, k=None):
@@ -112,11 +113,17 @@ NEGLIGIBLE = 1e-16
 
 
 def small_block_stops(go_on, starts, sizes, first, visible):
-    """:func:`tied_reciprocal_stops` of blocks, all at once, in time rows x visible places."""
-    means, offsets = symmetric_means(go_on, starts, sizes, visible)
-    entry, block_starts, places = segment_rows(offsets, visible)
-    terms = (means[entry] - means[entry + 1]) / (np.repeat(first, visible) + places + 1.0)
-    return np.add.reduceat(terms, block_starts)
+    """:func:`tied_reciprocal_stops` of blocks, all at once, in time rows x visible places.
+
+    Blocks of sizes within a factor two share a padded array of means.
+    """
+    stops = np.empty(len(sizes))
+    for members in size_classes(sizes):
+        means = symmetric_means(go_on, starts[members], sizes[members], int(visible[members].max()) + 1)
+        places = np.arange(means.shape[1] - 1)
+        weights = np.where(places < visible[members, None], 1.0 / (first[members, None] + places + 1.0), 0.0)
+        stops[members] = np.einsum("ij,ij->i", means[:, :-1] - means[:, 1:], weights)
+    return stops
 
 
 def stopping_row_stops(go_on, starts, sizes, first, visible):
