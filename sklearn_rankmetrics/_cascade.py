@@ -205,7 +205,7 @@ def expected_reciprocal_places(sizes, n1, first, visible, depth):
         seen = np.where(place <= visible[members, None], 1.0 / (first[members, None] + place), 0.0)
         places[members, anchor[members]] = np.einsum("ij,ij->i", law, seen)
     # Both directions as x_s = c_s + r_s x_{s-1}, one row per step s and one column per block.
-    cut = cutoff_probabilities(sizes, n1, visible, width).ravel()
+    cut = cutoff_probabilities(sizes, n1, visible, width)
     blocks = np.arange(len(sizes))
     for forward, n_steps in ((True, (depth - anchor).max()), (False, (anchor - 1).max())):
         s = np.arange(1, n_steps + 1)[:, None]
@@ -213,8 +213,11 @@ def expected_reciprocal_places(sizes, n1, first, visible, depth):
         target = source + 1 if forward else source
         valid = (target >= 1) & (target <= depth)
         j = np.where(valid, source, 1)
-        at = blocks * (width + 1) + j
-        given = (k - j) * cut[at] + j * cut[at + 1]  # (n1 - J) F_J + J F_{J+1}
+        if cut is None:  # F_J = F_{J+1} = 1 at every J of a step (J < n1)
+            given = k
+        else:
+            at = blocks * (width + 1) + j
+            given = (k - j) * cut.ravel()[at] + j * cut.ravel()[at + 1]  # (n1 - J) F_J + J F_{J+1}
         with np.errstate(divide="ignore", invalid="ignore"):
             later, earlier = j * (m - k + j + 1.0 + f), (k - j) * (f + j)  # J A_J and (n1 - J)(first + J)
             constant = np.where(valid, given / (later if forward else earlier), 0.0)
@@ -231,12 +234,15 @@ def cutoff_probabilities(sizes, n1, visible, width):
     """``F[b, J] = P(P_J <= visible)`` for J = 0 .. width: at least J marked rows among the first visible places.
 
     That count follows the hypergeometric law; each upper tail is summed from
-    the top count down, the smallest terms first.
+    the top count down, the smallest terms first. None when the cutoff stops
+    none of the first ``width`` marked rows of any block (F = 1 up to n1).
     """
-    j = np.arange(width + 1)
-    cut = (j <= n1[:, None]).astype(np.float64)
     # Blocks whose cutoff stops none of the first `width` marked rows keep F = 1 up to n1.
     shown = np.flatnonzero(visible < sizes - n1 + np.minimum(n1, width))
+    if not len(shown):
+        return None
+    j = np.arange(width + 1)
+    cut = (j <= n1[:, None]).astype(np.float64)
     for members, count, law in hypergeometric_laws(sizes[shown], n1[shown], visible[shown]):
         tails = np.cumsum(law[:, ::-1], axis=1)[:, ::-1]  # the padding (law 0) comes first: it adds nothing
         past = j - count[:, :1]  # J's column; past the last one, F = 0 (padding holds 0 too)
