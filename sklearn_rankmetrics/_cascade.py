@@ -10,39 +10,15 @@ import numpy as np
 from ._array_api import array_api_support
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._docs import fill_doc
-from ._grouping import evaluate, positions_in_segments, segment_rows
+from ._grouping import evaluate, padded_segments, positions_in_segments, segment_accumulate, segment_rows, size_classes
 from ._precision import relevance
 from ._validation import check_real
 
 
-def size_classes(sizes):
-    """Indices of the segments in each class of sizes within a factor two, in their order.
-
-    The segments of a class share one zero-padded array, so padding at most
-    doubles the work and every pass over them is a contiguous one.
-    """
-    classes = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
-    return [np.flatnonzero(classes == size_class) for size_class in np.unique(classes)]
-
-
 def inclusive_cumprod(values, positions):
-    """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based).
-
-    Segments whose lengths are within a factor two of each other are laid out
-    as the rows of one zero-padded array, and ``np.cumprod`` runs along them:
-    a few passes over the values, whatever the segments' lengths.
-    """
+    """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based)."""
     starts = np.flatnonzero(positions == 0)
-    sizes = np.diff(np.append(starts, len(values)))
-    inclusive = np.empty_like(values)
-    for members in size_classes(sizes):
-        columns = np.arange(sizes[members].max())
-        inside = columns < sizes[members, None]
-        rows = (starts[members, None] + columns)[inside]
-        padded = np.ones(inside.shape)
-        padded[inside] = values[rows]
-        inclusive[rows] = np.cumprod(padded, axis=1)[inside]
-    return inclusive
+    return segment_accumulate(np.multiply, values, starts, np.diff(np.append(starts, len(values))))
 
 
 def exclusive_cumprod(values, positions):
@@ -551,14 +527,10 @@ def symmetric_means_of_blocks(values, counts, depths):
     """
     means = np.zeros((len(counts), int(depths.max(initial=0)) + 1))
     means[:, 0] = 1.0
-    starts = np.cumsum(counts) - counts
-    for members in size_classes(counts):
-        length = int(counts[members].max(initial=0))
-        padded = np.zeros((len(members), length))
-        columns = np.arange(length)
-        inside = columns < counts[members, None]
-        padded[inside] = values[(starts[members, None] + columns)[inside]]
-        previous = np.ones((len(members), length + 1))
+    for members, inside, rows in padded_segments(np.cumsum(counts) - counts, counts):
+        padded = np.zeros(inside.shape)
+        padded[inside] = values[rows]
+        previous = np.ones((len(members), inside.shape[1] + 1))
         n = counts[members].astype(np.float64)
         for j in range(1, int(depths[members].max(initial=0)) + 1):
             current = np.zeros_like(previous)

@@ -257,6 +257,44 @@ def segment_rows(starts, sizes):
     return np.repeat(starts, sizes) + places, offsets, places
 
 
+def size_classes(sizes):
+    """Indices of the segments in each class of sizes within a factor two, in their order.
+
+    The segments of a class share one zero-padded array, so padding at most
+    doubles the work and every pass over them is a contiguous one.
+    """
+    classes = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    return [np.flatnonzero(classes == size_class) for size_class in np.unique(classes)]
+
+
+def padded_segments(starts, sizes):
+    """For each class of segments (:func:`size_classes`): its members, and where their rows lie.
+
+    Yields the members, the mask of the cells of their zero-padded array that
+    hold a row (one array row per segment) and those rows, in cell order.
+    """
+    for members in size_classes(sizes):
+        columns = np.arange(sizes[members].max())
+        inside = columns < sizes[members, None]
+        yield members, inside, (starts[members, None] + columns)[inside]
+
+
+def segment_accumulate(ufunc, values, starts, sizes):
+    """``ufunc.accumulate`` (``np.add``, ``np.multiply``) of ``values`` restarting at each segment.
+
+    Each segment runs on its own, along a row of a padded array, so a running
+    sum carries no rounding from the segments before it, and every pass is a
+    contiguous one whatever the segments' lengths. Rows outside the segments
+    are left undefined.
+    """
+    accumulated = np.empty_like(values)
+    for _, inside, rows in padded_segments(starts, sizes):
+        padded = np.full(inside.shape, ufunc.identity, dtype=values.dtype)
+        padded[inside] = values[rows]
+        accumulated[rows] = ufunc.accumulate(padded, axis=1)[inside]
+    return accumulated
+
+
 class Ranking:
     """Rows of every query in rank order, and the segments that metrics reduce over.
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._cascade import _reciprocal_rank
 from .._dcg import _ndcg
-from .._grouping import rank_order
+from .._grouping import rank_order, segment_accumulate
 from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
 from .._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
 
@@ -254,21 +254,9 @@ class GainProfile:
 def within_query_cumsum(ranking, values):
     """Inclusive running sums of row ``values`` that restart at each query, each summed within its query alone.
 
-    Queries of similar length (within a factor two) are padded into one matrix and summed along its
-    rows, so rounding stays at the scale of one query, never of the run.
+    Rounding stays at the scale of one query, never of the run.
     """
-    sums = np.empty_like(values)
-    sizes = ranking.query_sizes
-    lengths = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
-    for length in np.unique(lengths):
-        members = np.flatnonzero(lengths == length)
-        columns = np.arange(int(sizes[members].max()))
-        inside = columns < sizes[members, None]
-        rows = (ranking.query_starts[members, None] + columns)[inside]
-        padded = np.zeros(inside.shape)
-        padded[inside] = values[rows]
-        sums[rows] = np.cumsum(padded, axis=1)[inside]
-    return sums
+    return segment_accumulate(np.add, values, ranking.query_starts, ranking.query_sizes)
 
 
 def normalized_gain(judged, pairs):
