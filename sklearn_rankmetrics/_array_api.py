@@ -6,8 +6,12 @@ inputs (float64 where the device has it); with dispatch off, everything is
 numpy, as for any array-like. ``array-api-compat`` is imported only when a
 non-numpy array arrives.
 
-The values are computed by the same numpy kernels as for numpy inputs (one
-algorithm per metric): non-numpy inputs are copied to the host first.
+The kernels of the core metrics (NDCG, DCG, CG, precision, recall,
+R-precision, F1, hit rate, AP and RR) are written in a small set of array
+operations, :class:`ArrayApiOps` here and ``NumpyOps`` for numpy, so that
+under dispatch they run in the inputs' namespace and on their device (one
+algorithm per metric). The other metrics copy their inputs to the host and
+compute with numpy.
 """
 
 import functools
@@ -68,8 +72,15 @@ def from_numpy(result, namespace, device):
     return result
 
 
-def array_api_support(function):
-    """Accept foreign arrays in any argument; return per-query results in their namespace under dispatch."""
+def array_api_support(function=None, *, in_namespace=False):
+    """Accept foreign arrays in any argument; return per-query results in their namespace under dispatch.
+
+    With ``in_namespace=True`` the function computes in the arrays' namespace
+    itself under dispatch (its metric kernel is written in :class:`ArrayApiOps`):
+    the arrays reach it unconverted. Otherwise they are copied to the host.
+    """
+    if function is None:
+        return functools.partial(array_api_support, in_namespace=in_namespace)
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -77,9 +88,143 @@ def array_api_support(function):
         found = namespace_of(arguments)
         if found is None:
             return function(*args, **kwargs)
+        dispatch = sklearn.get_config().get("array_api_dispatch", False)
+        if dispatch and in_namespace:
+            return function(*args, **kwargs)
         result = function(*map(to_numpy, args), **{key: to_numpy(value) for key, value in kwargs.items()})
-        if sklearn.get_config().get("array_api_dispatch", False):
-            return from_numpy(result, *found)
-        return result
+        return from_numpy(result, *found) if dispatch else result
 
+    wrapper.in_namespace = in_namespace
     return wrapper
+
+
+class ArrayApiOps:
+    """The kernels' array operations (see :class:`~sklearn_rankmetrics._grouping.NumpyOps`) in an Array API namespace.
+
+    Everything stays in ``xp`` on ``device``: two stable sorts order the rows,
+    and segment sums add each segment along a row of a zero-padded array (one
+    per class of segment sizes within a factor two), so a sum carries no
+    rounding from other segments, as numpy's ``reduceat`` does not. Only
+    integer counts come from differences of running sums, which are exact.
+    """
+
+    def __init__(self, xp, device):
+        self.xp, self.device = xp, device
+        try:
+            xp.zeros(1, dtype=xp.float64, device=device)
+            self.float64 = xp.float64
+        except (TypeError, ValueError, RuntimeError):  # a device without float64 (Apple MPS)
+            self.float64 = xp.float32
+
+    # Creation and conversion.
+    def asarray(self, values, dtype=None):
+        if dtype is None and isinstance(values, np.ndarray) and values.dtype.kind == "f":
+            dtype = self.float64
+        return self.xp.asarray(values, dtype=dtype, device=self.device)
+
+    def to_host(self, array):
+        return to_numpy(array)
+
+    def arange(self, *bounds, dtype=None):
+        return self.xp.arange(*bounds, dtype=dtype or self.xp.int64, device=self.device)
+
+    def zeros(self, n, dtype=None):
+        return self.xp.zeros(n, dtype=dtype or self.float64, device=self.device)
+
+    def ones(self, n, dtype=None):
+        return self.xp.ones(n, dtype=dtype or self.float64, device=self.device)
+
+    def astype(self, array, dtype):
+        return self.xp.astype(array, dtype)
+
+    def as_float(self, array):
+        return self.xp.astype(array, self.float64)
+
+    def exp2(self, array):
+        return 2.0**array
+
+    def small_grades(self, labels):
+        """The labels when they are whole numbers (compared as they are), else None."""
+        return labels if bool(self.xp.all(self.xp.floor(labels) == labels)) else None
+
+    def concat(self, arrays):
+        return self.xp.concat(arrays)
+
+    def cumsum(self, array, dtype=None):
+        return self.xp.cumulative_sum(array, dtype=dtype)
+
+    def flatnonzero(self, mask):
+        return self.xp.nonzero(mask)[0]
+
+    # Order.
+    def stable_argsort(self, keys, *, descending=False):
+        return self.xp.argsort(keys, stable=True, descending=descending)
+
+    def differs_from_previous(self, values):
+        first = self.xp.ones(1, dtype=self.xp.bool, device=self.device)
+        return self.concat((first, values[1:] != values[:-1]))
+
+    def rank_order(self, codes, y_score, *, ties="average", y_true=None):
+        """As :func:`~sklearn_rankmetrics._grouping.rank_order`, with one stable sort per key, last key first."""
+        take = self.xp.take
+        if ties in ("pessimistic", "optimistic"):
+            order = self.stable_argsort(y_true, descending=ties == "optimistic")
+            order = take(order, self.stable_argsort(take(y_score, order), descending=True))
+        else:
+            order = self.stable_argsort(y_score, descending=True)
+        order = take(order, self.stable_argsort(take(codes, order)))
+        return order, take(codes, order), self.differs_from_previous(take(y_score, order))
+
+    # Segments: runs of rows that start at ``starts`` (increasing) and end at the next start.
+    def segment_sizes(self, starts, n_rows):
+        if starts.shape[0] == 0:
+            return starts
+        return self.concat((starts[1:], self.asarray([n_rows], dtype=starts.dtype))) - starts
+
+    def positions_in_segments(self, starts, n_rows):
+        return self.arange(n_rows) - self.xp.repeat(starts, self.segment_sizes(starts, n_rows))
+
+    def running_count(self, mask):
+        return self.cumsum(self.astype(mask, self.xp.int64))
+
+    def counts_between(self, running, starts):
+        before = self.concat((self.zeros(1, dtype=running.dtype), self.xp.take(running, starts[1:] - 1)))
+        return self.concat((before[1:], running[-1:])) - before
+
+    def segment_exclusive_cumsum(self, values, starts):
+        """Sum of the (integer-valued) ``values`` before each one in its segment."""
+        before = self.cumsum(values) - values
+        return before - self.xp.repeat(self.xp.take(before, starts), self.segment_sizes(starts, values.shape[0]))
+
+    def segment_sum(self, values, starts):
+        return self._segment_reduce(self.xp.sum, 0.0, values, starts, self.segment_sizes(starts, values.shape[0]))
+
+    def segment_max(self, values, starts):
+        return self._segment_reduce(self.xp.max, -np.inf, values, starts, self.segment_sizes(starts, values.shape[0]))
+
+    def group_sum(self, values, groups, n_groups):
+        """Sum of ``values`` over each group 0 .. n_groups - 1, for non-decreasing ``groups`` (empty groups: 0)."""
+        starts = self.xp.searchsorted(groups, self.arange(n_groups, dtype=groups.dtype))
+        return self._segment_reduce(self.xp.sum, 0.0, values, starts, self.segment_sizes(starts, values.shape[0]))
+
+    def _segment_reduce(self, reduce, identity, values, starts, sizes):
+        xp = self.xp
+        if values.shape[0] == 0:
+            return xp.full(starts.shape[0], identity, dtype=values.dtype, device=self.device)
+        # The class c holds the sizes in (2**(c-1), 2**c]; its padded array is 2**c wide.
+        classes = xp.astype(xp.ceil(xp.log2(self.as_float(xp.maximum(sizes, 1)))), xp.int64)
+        reduced, members_in_order = [], []
+        for size_class in self.to_host(xp.unique_values(classes)).tolist():
+            members = self.flatnonzero(classes == size_class)
+            columns = self.arange(2**size_class)
+            inside = columns < xp.take(sizes, members)[:, None]
+            cells = xp.where(inside, xp.take(starts, members)[:, None] + columns, 0)
+            padded = xp.reshape(xp.take(values, xp.reshape(cells, (-1,))), cells.shape)
+            reduced.append(reduce(xp.where(inside, padded, identity), axis=1))
+            members_in_order.append(members)
+        return xp.take(self.concat(reduced), self.stable_argsort(self.concat(members_in_order)))
+
+    def weighted_mean(self, values, weights=None):
+        if weights is None:
+            return float(self.xp.mean(values))
+        return float(self.xp.sum(values * weights) / self.xp.sum(weights))

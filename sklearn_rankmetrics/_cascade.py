@@ -565,28 +565,34 @@ def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
 
 
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
+    ops, xp = ranking.ops, ranking.xp
     k = ranking.cutoff(k)
     relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    limit = ranking.query_sizes.max() if k is None else k
+    limit = ranking.longest if k is None else k
     if not ranking.has_ties:
-        # The first relevant row of each query that has one.
+        # The first relevant row at or after each query's start: the query's own where it has one.
         found = (n_relevant if ranking.retrieved is None else ranking.query_count(relevant)) > 0
-        relevant_rows = np.flatnonzero(relevant)
-        first = relevant_rows[np.searchsorted(relevant_rows, ranking.query_starts[found])] - ranking.query_starts[found]
-        reciprocal_rank = np.zeros(ranking.n_queries)
-        reciprocal_rank[found] = np.where(first < limit, 1.0 / (first + 1.0), 0.0)
-        return reciprocal_rank, n_relevant > 0
-    # The first block that holds a relevant document decides.
+        relevant_rows = ops.flatnonzero(relevant)
+        if relevant_rows.shape[0] == 0:
+            return ops.zeros(ranking.n_queries), n_relevant > 0
+        following = xp.minimum(xp.searchsorted(relevant_rows, ranking.query_starts), relevant_rows.shape[0] - 1)
+        first = xp.maximum(xp.take(relevant_rows, following) - ranking.query_starts, 0)
+        return xp.where(found & (first < limit), 1.0 / (ops.as_float(first) + 1.0), 0.0), n_relevant > 0
+    # The first block that holds a relevant document decides. There is at most
+    # one per query, so their expectations are computed on the host.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
-    blocks = np.flatnonzero(deciding)
-    first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
+    blocks = ops.flatnonzero(deciding)
+    first, sizes, relevant_in_block, query = (
+        ops.to_host(xp.take(values, blocks))
+        for values in (ranking.block_first, ranking.block_sizes, in_block, ranking.query_of_block)
+    )
     value = 1.0 / (first + 1.0)
     tied = sizes > 1
     if tied.any():
-        value[tied] = expected_first_reciprocal_rank(first[tied], sizes[tied], in_block[blocks[tied]], k)
+        value[tied] = expected_first_reciprocal_rank(first[tied], sizes[tied], relevant_in_block[tied], k)
     reciprocal_rank = np.zeros(ranking.n_queries)
-    reciprocal_rank[ranking.query_of_block[blocks]] = value
-    return reciprocal_rank, n_relevant > 0
+    reciprocal_rank[query] = value
+    return ops.asarray(reciprocal_rank), n_relevant > 0
 
 
 def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
@@ -632,7 +638,7 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     return err, ranking.has_relevant()
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def mean_reciprocal_rank_score(
     y_true,

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._array_api import array_api_support
 from ._docs import fill_doc
-from ._grouping import evaluate, rank_order, ratio
+from ._grouping import NUMPY, evaluate, ratio
 from ._validation import check_option
 
 GAINS = ("linear", "exponential")
@@ -13,36 +13,39 @@ DISCOUNTS = ("log2", "jarvelin")
 MAX_EXPONENTIAL_LABEL = 1023
 
 
-def gain_values(labels, gain):
-    """Gain of each label: the label itself, or 2**label - 1."""
+def gain_values(labels, gain, ops=None):
+    """Gain of each label: the label itself, or 2**label - 1 (labels of ``ops``'s namespace, numpy's by default)."""
     if check_option("gain", gain, GAINS) == "linear":
         return labels
-    top = labels.max()
+    ops = NUMPY if ops is None else ops
+    top = float(ops.xp.max(labels))
     if top > MAX_EXPONENTIAL_LABEL:
         raise ValueError(
             f"gain='exponential' computes 2**label - 1, which overflows float64 for labels above "
             f"{MAX_EXPONENTIAL_LABEL}; got a label of {top:g}. Use gain='linear' or rescale the labels."
         )
-    return of_labels(lambda grade: np.exp2(grade) - 1.0, labels)
+    return of_labels(lambda grade: ops.exp2(grade) - 1.0, labels, ops)
 
 
-def of_labels(function, labels):
+def of_labels(function, labels, ops=None):
     """``function(labels)``, through a table of its values at 0, 1, ..., top when the labels are whole numbers.
 
     Grades usually are, and a lookup costs a fraction of ``np.exp2`` per row;
     the table holds the very values ``function`` gives, so nothing changes.
     """
-    if labels.size == 0:
+    ops = NUMPY if ops is None else ops
+    xp = ops.xp
+    if 0 in labels.shape:
         return function(labels)
-    whole = labels.astype(np.int64)
-    low, top = whole.min(), whole.max()
-    if low < 0 or top > MAX_EXPONENTIAL_LABEL or not np.array_equal(whole, labels):
+    whole = ops.astype(labels, xp.int64)
+    low, top = int(xp.min(whole)), int(xp.max(whole))
+    if low < 0 or top > MAX_EXPONENTIAL_LABEL or not bool(xp.all(ops.as_float(whole) == labels)):
         return function(labels)
-    return function(np.arange(top + 1.0))[whole]
+    return xp.take(function(ops.arange(top + 1, dtype=ops.float64)), whole)
 
 
 def rank_weights(discount, n_ranks, k=None):
-    """Discount of ranks 1..n_ranks, zero past the cutoff ``k``."""
+    """Discount of ranks 1..n_ranks, zero past the cutoff ``k`` (numpy: the ranks of the longest query)."""
     ranks = np.arange(1, n_ranks + 1, dtype=np.float64)
     if callable(discount):
         weights = np.asarray(discount(ranks), dtype=np.float64)
@@ -70,9 +73,9 @@ def sum_safe_scale(top_gain, n_terms):
     return np.ldexp(1.0, -np.frexp(top_gain)[1])
 
 
-def check_no_overflow(dcg, metric):
+def check_no_overflow(dcg, metric, ops):
     """Raise if a query's (unnormalised) gain overflowed float64: the true value is not representable."""
-    if not np.isfinite(dcg).all():
+    if not bool(ops.xp.all(ops.xp.isfinite(dcg))):
         raise ValueError(
             f"{metric} of these labels exceeds the largest float64 ({np.finfo(np.float64).max:.3g}) for some "
             "query, so it cannot be represented. Rescale the labels, or use ndcg_score, which is exact for them."
@@ -80,32 +83,38 @@ def check_no_overflow(dcg, metric):
 
 
 def ideal_dcg(ranking, gain, weights, scale=1.0):
-    """DCG of each query's own labels sorted in descending order, with every gain times ``scale``."""
+    """DCG of each query's own labels sorted in descending order, with every gain times ``scale``.
+
+    ``weights`` are the discounts of the ranks, on the host.
+    """
+    ops, xp = ranking.ops, ranking.xp
     labels = ranking.judged_labels  # the ideal ranking retrieves every judged document
-    top = labels.max()
-    grades = labels.astype(np.uint8) if top <= 64 else None
-    if grades is not None and np.array_equal(labels, grades):
+    top = ranking.top_label
+    grades = ops.small_grades(labels) if top <= 64 else None
+    if grades is not None:
         # Small integer grades: the ideal ranking puts the documents of grade >= g
         # first, so the count of each per query fixes the ranks each grade fills.
         # No second sort.
-        cumulative = np.concatenate(([0.0], np.cumsum(weights)))
-        ideal = np.zeros(ranking.n_queries)
-        above = np.zeros(ranking.n_queries, dtype=np.int64)
+        cumulative = ops.asarray(np.concatenate(([0.0], np.cumsum(weights))))
+        ideal = ops.zeros(ranking.n_queries)
+        above = ops.zeros(ranking.n_queries, dtype=xp.int64)
         for grade in range(int(top), 0, -1):
             at_least = ranking.query_count(grades >= grade)
-            ideal += gain_values(np.float64(grade), gain) * (cumulative[at_least] - cumulative[above])
+            filled = xp.take(cumulative, at_least) - xp.take(cumulative, above)
+            ideal += float(gain_values(np.float64(grade), gain)) * filled
             above = at_least
         return ideal
-    descending = labels[rank_order(ranking.query_of_row, labels)[0]]
-    return ranking.query_sum(gain_values(descending, gain) * scale * weights[ranking.positions])
+    descending = xp.take(labels, ops.rank_order(ranking.query_of_row, labels)[0])
+    weights = ops.asarray(weights)
+    return ranking.query_sum(gain_values(descending, gain, ops) * scale * xp.take(weights, ranking.positions))
 
 
 def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, metric="DCG"):
     k = ranking.cutoff(k)
-    weights = rank_weights(discount, ranking.query_sizes.max(), k)
-    gains = gain_values(ranking.labels, gain)
-    top_gain = gain_values(ranking.judged_labels.max(), gain)
-    scale = sum_safe_scale(top_gain, ranking.query_sizes.max()) if normalize else 1.0
+    weights = rank_weights(discount, ranking.longest, k)
+    gains = gain_values(ranking.labels, gain, ranking.ops)
+    top_gain = gain_values(ranking.top_label, gain)
+    scale = sum_safe_scale(top_gain, ranking.longest) if normalize else 1.0
     if scale != 1.0:
         gains = gains * scale
     with np.errstate(over="ignore"):  # an overflow is raised as an error below
@@ -113,25 +122,28 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
             tie_averaged_dcg(ranking, gains, weights, k) if ranking.has_ties else plain_dcg(ranking, gains, weights, k)
         )
     if not normalize:
-        check_no_overflow(dcg, metric)
+        check_no_overflow(dcg, metric, ranking.ops)
         return dcg, ranking.has_relevant()
-    return ratio(dcg, ideal_dcg(ranking, gain, weights, scale))
+    return ratio(dcg, ideal_dcg(ranking, gain, weights, scale), ranking.ops)
 
 
 def plain_dcg(ranking, gains, weights, k):
+    xp = ranking.xp
     rows, starts, positions = ranking.top(k)
-    return np.add.reduceat(gains[rows] * weights[positions], starts)
+    weights = ranking.ops.asarray(weights)
+    return ranking.ops.segment_sum(xp.take(gains, rows) * xp.take(weights, positions), starts)
 
 
 def tie_averaged_dcg(ranking, gains, weights, k):
     # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
     # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
+    ops, xp = ranking.ops, ranking.xp
     blocks, rows, offsets = ranking.blocks_above(len(weights) if k is None else k)
-    cumulative = np.concatenate(([0.0], np.cumsum(weights)))
-    first, sizes = ranking.block_first[blocks], ranking.block_sizes[blocks]
-    filled = cumulative[np.minimum(first + sizes, len(weights))] - cumulative[first]
-    block_gains = np.add.reduceat(gains[rows], offsets) / sizes * filled
-    return np.bincount(ranking.query_of_block[blocks], weights=block_gains, minlength=ranking.n_queries)
+    cumulative = ops.asarray(np.concatenate(([0.0], np.cumsum(weights))))
+    first, sizes = xp.take(ranking.block_first, blocks), xp.take(ranking.block_sizes, blocks)
+    filled = xp.take(cumulative, xp.minimum(first + sizes, len(weights))) - xp.take(cumulative, first)
+    block_gains = ops.segment_sum(xp.take(gains, rows), offsets) / ops.as_float(sizes) * filled
+    return ops.group_sum(block_gains, xp.take(ranking.query_of_block, blocks), ranking.n_queries)
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):
@@ -142,7 +154,7 @@ def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):
     return _dcg(ranking, k=k, gain=gain, discount=discount, normalize=True)
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def cumulative_gain_score(
     y_true,
@@ -205,7 +217,7 @@ def cumulative_gain_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def dcg_score(
     y_true,
@@ -273,7 +285,7 @@ def dcg_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def ndcg_score(
     y_true,

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._array_api import ArrayApiOps, is_foreign, namespace_of, to_numpy
 from ._parallel import map_in_threads
 from ._sparse import candidate_rows, is_sparse
 from ._validation import (
@@ -246,15 +247,16 @@ def counts_between(running, starts):
     return np.diff(before, append=running[-1])
 
 
-def segment_rows(starts, sizes):
+def segment_rows(starts, sizes, ops=None):
     """The indices ``starts[i] .. starts[i] + sizes[i] - 1`` of every (non-empty) segment, end to end.
 
     Also returns where each segment begins in that array, and each index's
-    place (0, 1, ...) in its segment.
+    place (0, 1, ...) in its segment. ``ops``: the arrays' operations (numpy's by default).
     """
-    offsets = np.cumsum(sizes) - sizes
-    places = positions_in_segments(offsets, sizes.sum())
-    return np.repeat(starts, sizes) + places, offsets, places
+    ops = NUMPY if ops is None else ops
+    offsets = ops.cumsum(sizes) - sizes
+    places = ops.positions_in_segments(offsets, int(ops.xp.sum(sizes)))
+    return ops.xp.repeat(starts, sizes) + places, offsets, places
 
 
 def size_classes(sizes):
@@ -295,29 +297,135 @@ def segment_accumulate(ufunc, values, starts, sizes):
     return accumulated
 
 
+class NumpyOps:
+    """The array operations the metric kernels are written in, for numpy arrays.
+
+    A kernel computes with the operators and the functions that numpy and the
+    Array API standard share (``where``, ``minimum``, ``take``, ``repeat``,
+    ``searchsorted``, ``log2``, ...) of ``ops.xp``, and takes the rest from
+    ``ops``: creation on the device, casts, running sums, stable orders and
+    reductions over segments of rows. Here they are numpy's fastest routines
+    (``reduceat``, ``bincount``, the radix sorts of :func:`rank_order`);
+    :class:`~sklearn_rankmetrics._array_api.ArrayApiOps` gives the same
+    operations in another namespace, so that one algorithm per metric serves
+    both.
+    """
+
+    xp = np
+    float64 = np.float64
+    device = "cpu"
+
+    def asarray(self, values, dtype=None):
+        return np.asarray(values, dtype=dtype)
+
+    def to_host(self, array):
+        return array
+
+    def arange(self, *bounds, dtype=None):
+        return np.arange(*bounds, dtype=dtype)
+
+    def zeros(self, n, dtype=np.float64):
+        return np.zeros(n, dtype=dtype)
+
+    def ones(self, n, dtype=np.float64):
+        return np.ones(n, dtype=dtype)
+
+    def astype(self, array, dtype):
+        return array.astype(dtype)
+
+    def exp2(self, array):
+        return np.exp2(array)
+
+    def small_grades(self, labels):
+        """The labels as uint8 (faster to compare) when they are whole numbers up to 255, else None."""
+        grades = labels.astype(np.uint8)
+        return grades if np.array_equal(labels, grades) else None
+
+    def as_float(self, array):
+        return array.astype(np.float64)
+
+    def concat(self, arrays):
+        return np.concatenate(arrays)
+
+    def cumsum(self, array, dtype=None):
+        return np.cumsum(array, dtype=dtype)
+
+    def flatnonzero(self, mask):
+        return np.flatnonzero(mask)
+
+    def stable_argsort(self, keys, *, descending=False):
+        return np.argsort(-keys if descending else keys, kind="stable")
+
+    def differs_from_previous(self, values):
+        return differs_from_previous(values)
+
+    def rank_order(self, codes, y_score, *, ties="average", y_true=None):
+        return rank_order(codes, y_score, ties=ties, y_true=y_true)
+
+    def segment_sizes(self, starts, n_rows):
+        return np.diff(starts, append=n_rows)
+
+    def positions_in_segments(self, starts, n_rows):
+        return positions_in_segments(starts, n_rows)
+
+    def running_count(self, mask):
+        return running_count(mask)
+
+    def counts_between(self, running, starts):
+        return counts_between(running, starts)
+
+    def segment_exclusive_cumsum(self, values, starts):
+        # One cumulative sum that restarts at each segment: each segment's first
+        # value takes away the previous segment's total. Exact for integer values.
+        restarted = values.copy()
+        restarted[starts[1:]] -= np.add.reduceat(values, starts)[:-1]
+        before = np.cumsum(restarted)
+        before -= values
+        return before
+
+    def segment_sum(self, values, starts):
+        return np.add.reduceat(values, starts)
+
+    def segment_max(self, values, starts):
+        return np.maximum.reduceat(values, starts)
+
+    def group_sum(self, values, groups, n_groups):
+        return np.bincount(groups, weights=values, minlength=n_groups)
+
+    def weighted_mean(self, values, weights=None):
+        return weighted_mean(values, weights)
+
+
+NUMPY = NumpyOps()
+
+
 class Ranking:
     """Rows of every query in rank order, and the segments that metrics reduce over.
 
     Parameters
     ----------
-    labels : ndarray of shape (n_rows,)
+    labels : array of shape (n_rows,)
         Relevance labels in rank order.
-    retrieved : ndarray of bool or None
+    retrieved : array of bool or None
         Which rows were retrieved (scored above ``-inf``); None when all were.
         The others rank last, below every cutoff: the ranking shows them
         with label 0 (:attr:`labels`), but their judgements still count in
         :attr:`judged_labels`, which the ideal ranking and the number of
         relevant documents of a query come from.
-    query_starts : ndarray of int
+    query_starts : array of int
         Index of the first row of each query.
-    block_starts : ndarray of int or None
+    block_starts : array of int or None
         Index of the first row of each block of tied scores; None when no two
         rows of a query are tied (or ties are broken).
-    query_weights : ndarray of shape (n_queries,) or None
+    query_weights : array of shape (n_queries,) or None
         Weight of each query in the mean.
+    ops : NumpyOps or ArrayApiOps
+        The array operations of the arrays' namespace (numpy by default).
     """
 
-    def __init__(self, labels, query_starts, block_starts=None, query_weights=None, retrieved=None):
+    def __init__(self, labels, query_starts, block_starts=None, query_weights=None, retrieved=None, *, ops=None):
+        self.ops = NUMPY if ops is None else ops
+        self.xp = self.ops.xp
         self.judged_labels = labels
         self.retrieved = retrieved
         self.labels = self.shown(labels)
@@ -329,13 +437,13 @@ class Ranking:
     @cached_property
     def positions(self):
         """0-based position of each row in its query."""
-        return positions_in_segments(self.query_starts, self.n_rows)
+        return self.ops.positions_in_segments(self.query_starts, self.n_rows)
 
     def shown(self, values):
         """Row ``values`` (in rank order) as the ranking shows them: 0 on the rows not retrieved."""
         if self.retrieved is None:
             return values
-        return np.where(self.retrieved.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
+        return self.xp.where(self.xp.reshape(self.retrieved, (-1, *[1] * (values.ndim - 1))), values, 0.0)
 
     @cached_property
     def n_retrieved(self):
@@ -344,19 +452,29 @@ class Ranking:
 
     @property
     def n_rows(self):
-        return len(self.labels)
+        return self.labels.shape[0]
 
     @property
     def n_queries(self):
-        return len(self.query_starts)
+        return self.query_starts.shape[0]
 
     @cached_property
     def query_sizes(self):
-        return np.diff(self.query_starts, append=self.n_rows)
+        return self.ops.segment_sizes(self.query_starts, self.n_rows)
+
+    @cached_property
+    def longest(self):
+        """The number of rows of the longest query."""
+        return int(self.xp.max(self.query_sizes))
+
+    @cached_property
+    def top_label(self):
+        """The highest judged label, as a numpy float64."""
+        return np.float64(float(self.xp.max(self.judged_labels)))
 
     @property
     def query_of_row(self):
-        return np.repeat(np.arange(self.n_queries, dtype=np.int32), self.query_sizes)
+        return self.xp.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), self.query_sizes)
 
     # Tie blocks. The metrics work on blocks; without ties each row is its own
     # block and these methods hand the row arrays back unchanged.
@@ -367,88 +485,82 @@ class Ranking:
 
     @cached_property
     def block_sizes(self):
-        return np.diff(self.block_starts, append=self.n_rows)
+        return self.ops.segment_sizes(self.block_starts, self.n_rows)
 
     @cached_property
     def block_first(self):
         """0-based position in its query of the first row of each block."""
-        return self.positions[self.block_starts] if self.has_ties else self.positions
+        return self.xp.take(self.positions, self.block_starts) if self.has_ties else self.positions
 
     @cached_property
     def query_block_starts(self):
         """Index of the first block of each query."""
-        return np.searchsorted(self.block_starts, self.query_starts) if self.has_ties else self.query_starts
+        return self.xp.searchsorted(self.block_starts, self.query_starts) if self.has_ties else self.query_starts
 
     @cached_property
     def query_of_block(self):
         if not self.has_ties:
             return self.query_of_row
-        blocks_per_query = np.diff(self.query_block_starts, append=len(self.block_starts))
-        return np.repeat(np.arange(self.n_queries, dtype=np.int32), blocks_per_query)
+        blocks_per_query = self.ops.segment_sizes(self.query_block_starts, self.block_starts.shape[0])
+        return self.xp.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), blocks_per_query)
 
     def query_sum(self, values):
         """Sum of row ``values`` over each query."""
-        return np.add.reduceat(values, self.query_starts)
+        return self.ops.segment_sum(values, self.query_starts)
 
     def query_count(self, mask):
         """Number of rows of each query where ``mask`` holds."""
-        return counts_between(running_count(mask), self.query_starts)
+        return self.ops.counts_between(self.ops.running_count(mask), self.query_starts)
 
     def per_block(self, values):
         """Sum of row ``values`` over each block."""
-        return np.add.reduceat(values, self.block_starts) if self.has_ties else values
+        return self.ops.segment_sum(values, self.block_starts) if self.has_ties else values
 
     def block_mean(self, values):
         """Mean of row ``values`` over each block."""
-        return self.per_block(values) / self.block_sizes if self.has_ties else values
+        return self.per_block(values) / self.ops.as_float(self.block_sizes) if self.has_ties else values
 
     def query_total(self, block_values):
         """Sum of block values over each query."""
-        return np.add.reduceat(block_values, self.query_block_starts)
+        return self.ops.segment_sum(block_values, self.query_block_starts)
 
     def visible(self, cutoff):
-        """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query)."""
+        """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query), as floats."""
         if cutoff is None:
-            return self.block_sizes if self.has_ties else np.ones(self.n_rows)
-        if np.ndim(cutoff) == 1:
-            cutoff = cutoff[self.query_of_block]
+            return self.ops.as_float(self.block_sizes) if self.has_ties else self.ops.ones(self.n_rows)
+        if getattr(cutoff, "ndim", 0) == 1:
+            cutoff = self.xp.take(cutoff, self.query_of_block)
         if not self.has_ties:
-            return (self.positions < cutoff).astype(np.float64)
-        return np.clip(cutoff - self.block_first, 0, self.block_sizes)
+            return self.ops.as_float(self.positions < cutoff)
+        return self.ops.as_float(self.xp.minimum(self.xp.maximum(cutoff - self.block_first, 0), self.block_sizes))
 
     def before_in_query(self, counts):
-        """Sum of the integer ``counts`` of the blocks above each block in its query.
-
-        One cumulative sum that restarts at each query: each query's first block
-        takes away the previous query's total. Exact for integer counts.
-        """
-        restarted = counts.copy()
-        restarted[self.query_block_starts[1:]] -= self.query_total(counts)[:-1]
-        before = np.cumsum(restarted)
-        before -= counts
-        return before
+        """Sum of the integer ``counts`` of the blocks above each block in its query (exact)."""
+        return self.ops.segment_exclusive_cumsum(counts, self.query_block_starts)
 
     def blocks_above(self, k):
         """The blocks that start above rank ``k``, and their rows (with ties)."""
-        blocks = np.flatnonzero(self.block_first < k)
-        return blocks, *segment_rows(self.block_starts[blocks], self.block_sizes[blocks])[:2]
+        blocks = self.ops.flatnonzero(self.block_first < k)
+        take = self.xp.take
+        return blocks, *segment_rows(take(self.block_starts, blocks), take(self.block_sizes, blocks), self.ops)[:2]
 
     def cutoff(self, k):
         """The cutoff ``k`` checked, and no deeper than the longest query: deeper cutoffs cut nothing."""
         k = check_k(k)
-        return k if k is None else min(k, int(self.query_sizes.max()))
+        return k if k is None else min(k, self.longest)
 
     def top(self, k):
         """The rows ranked in the top ``k`` of their query, where each query starts among them, and their positions."""
-        if k is None or k >= self.query_sizes.max():
-            return np.arange(self.n_rows), self.query_starts, self.positions
-        return segment_rows(self.query_starts, np.minimum(self.query_sizes, k))
+        if k is None or k >= self.longest:
+            return self.ops.arange(self.n_rows), self.query_starts, self.positions
+        return segment_rows(self.query_starts, self.xp.minimum(self.query_sizes, k), self.ops)
 
     def with_labels(self, labels):
         """The same ranking with other judged labels (in rank order), sharing the segments."""
         ranking = copy.copy(self)
         ranking.judged_labels, ranking._relevance = labels, {}
         ranking.labels = self.shown(labels)
+        ranking.__dict__.pop("top_label", None)
         return ranking
 
     def relevance(self, threshold):
@@ -456,40 +568,44 @@ class Ranking:
 
         Returns the boolean mask of the retrieved ones, the number of relevant
         rows per query (retrieved or not: the denominator of recall) and the
-        number of retrieved relevant rows per block (the mask itself without
-        ties).
+        number of retrieved relevant rows per block, as floats (the mask itself
+        without ties, in numpy).
         """
         if threshold not in self._relevance:
+            ops = self.ops
             mask = self.labels >= threshold
             # Counts from one running total: reduceat costs far more over a million short blocks.
-            running = running_count(mask)
-            judged = running if self.retrieved is None else running_count(self.judged_labels >= threshold)
-            per_query = counts_between(judged, self.query_starts)
-            per_block = counts_between(running, self.block_starts).astype(np.float64) if self.has_ties else mask
+            running = ops.running_count(mask)
+            judged = running if self.retrieved is None else ops.running_count(self.judged_labels >= threshold)
+            per_query = ops.counts_between(judged, self.query_starts)
+            if self.has_ties:
+                per_block = ops.as_float(ops.counts_between(running, self.block_starts))
+            else:  # numpy multiplies a boolean mask by floats as fast, without a copy
+                per_block = mask if ops is NUMPY else ops.as_float(mask)
             self._relevance[threshold] = Relevance(mask, per_query, per_block)
         return self._relevance[threshold]
 
     def has_relevant(self, threshold=None):
         """Whether each query has a label > 0 (or one >= ``threshold``)."""
-        top = np.maximum.reduceat(self.judged_labels, self.query_starts)
+        top = self.ops.segment_max(self.judged_labels, self.query_starts)
         return top > 0 if threshold is None else top >= threshold
 
     def aggregate(self, values, defined, *, average=True, zero_division=0.0):
         """Per-query values, with undefined queries set to ``zero_division``, or their weighted mean."""
         zero_division = check_zero_division(zero_division)
-        values = np.where(defined, values, zero_division)
+        values = self.xp.where(defined, values, zero_division)
         if not average:
             return values
-        kept = ~np.isnan(values)
+        kept = ~self.xp.isnan(values)
         weights = None if self.query_weights is None else self.query_weights[kept]
-        if not kept.any() or (weights is not None and not weights.any()):
+        if not bool(self.xp.any(kept)) or (weights is not None and not bool(self.xp.any(weights))):
             warn(
                 "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
                 "Pass zero_division=0.0 or 1.0 to score such queries.",
                 UndefinedMetricWarning,
             )
             return float("nan")
-        return weighted_mean(values[kept], weights)
+        return self.ops.weighted_mean(values[kept], weights)
 
 
 def weighted_mean(values, weights=None):
@@ -573,32 +689,38 @@ def sparse_values(matrix):
     return np.asarray(matrix.tocoo().data, dtype=np.float64)
 
 
-def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None):
-    """The :class:`Ranking` of validated 1-D rows, and the order that sorts them."""
-    order, codes, changes = rank_order(codes, y_score, ties=ties, y_true=labels)
-    is_start = differs_from_previous(codes)
+def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None, ops=None):
+    """The :class:`Ranking` of validated 1-D rows, and the order that sorts them.
+
+    ``ops``: the operations of the arrays' namespace (numpy's by default).
+    """
+    ops = NUMPY if ops is None else ops
+    xp = ops.xp
+    order, codes, changes = ops.rank_order(codes, y_score, ties=ties, y_true=labels)
+    is_start = ops.differs_from_previous(codes)
     del codes
-    query_starts = np.flatnonzero(is_start)
-    query_weights = None if weight is None else query_weight(weight[order], is_start, qid, order)
+    query_starts = ops.flatnonzero(is_start)
+    query_weights = None if weight is None else query_weight(xp.take(weight, order), is_start, qid, order, ops=ops)
     block_starts = None
     if ties == "average":
         changes |= is_start
-        if not changes.all():
-            block_starts = np.flatnonzero(changes)
+        if not bool(xp.all(changes)):
+            block_starts = ops.flatnonzero(changes)
     del changes, is_start
-    retrieved = y_score[order] > -np.inf if y_score.min() == -np.inf else None
-    return Ranking(labels[order], query_starts, block_starts, query_weights, retrieved), order
+    retrieved = xp.take(y_score, order) > -np.inf if float(xp.min(y_score)) == -np.inf else None
+    return Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops), order
 
 
-def query_weight(sorted_weight, is_query_start, qid, order, *, reason=""):
+def query_weight(sorted_weight, is_query_start, qid, order, *, reason="", ops=None):
     """The weight of each query, checking that it is the same on all the query's rows.
 
     ``reason`` completes the error message: why the weight must be constant.
     """
+    ops = NUMPY if ops is None else ops
     varies = (sorted_weight[1:] != sorted_weight[:-1]) & ~is_query_start[1:]
-    if varies.any():
-        row = order[np.flatnonzero(varies)[0] + 1]
-        where = "" if qid is None else f" (query {np.asarray(qid)[row]!r})"
+    if bool(ops.xp.any(varies)):
+        row = int(order[int(ops.flatnonzero(varies)[0]) + 1])
+        where = "" if qid is None else f" (query {np.asarray(to_numpy(qid))[row].tolist()!r})"
         raise ValueError(
             f"sample_weight must be constant within each query{reason}, but it varies inside a query{where}. "
             "Give every row of a query the query's weight."
@@ -619,15 +741,20 @@ def judged_in_rank_order(judged, order, n_rows):
     return mask[order]
 
 
-def ratio(numerator, denominator):
+def ratio(numerator, denominator, ops=None):
     """Each query's ``numerator / denominator``, 0 where the denominator is 0, and where it is not.
 
     The second array marks the queries where the metric is defined; the
-    others later get ``zero_division``.
+    others later get ``zero_division``. A scalar denominator serves every
+    query. ``ops``: the arrays' operations (numpy's by default).
     """
-    numerator = np.asarray(numerator, dtype=np.float64)
+    ops = NUMPY if ops is None else ops
+    numerator = ops.as_float(numerator)
+    if not hasattr(denominator, "shape"):
+        return (numerator / denominator if denominator > 0 else numerator * 0.0), denominator > 0
     defined = denominator > 0
-    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined), defined
+    safe = ops.xp.where(defined, ops.as_float(denominator), 1.0)
+    return ops.xp.where(defined, numerator / safe, 0.0), defined
 
 
 def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, judged=None, **params):
@@ -636,14 +763,74 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     ``metric(ranking, **params)`` returns each query's value and whether the
     query has a relevant document (where it is undefined otherwise). A
     ``judged`` mask (one bool per row) reaches the metric in rank order.
+    Arrays of another namespace (passed on by ``array_api_support(in_namespace=True)``
+    under dispatch) are ranked and measured in that namespace, on their device.
     """
     check_zero_division(zero_division)
     check_flag("average", average)
     options = {"qid": qid, "ties": ties, "sample_weight": sample_weight, "depth": params.get("k")}
-    if judged is None:
+    found = namespace_of((y_true, y_score, qid, sample_weight))
+    if found is not None:
+        ranking = rank_in_namespace(
+            y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, ops=ArrayApiOps(*found)
+        )
+    elif judged is None:
         ranking = rank_queries(y_true, y_score, **options)
     else:  # the order too, to bring the mask into rank order
         ranking, order = rank_queries(y_true, y_score, return_order=True, **options)
         params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows)
     values, defined = metric(ranking, **params)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
+
+
+def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
+    """The :class:`Ranking` of arrays of another namespace, as :func:`rank_queries` gives it, built in ``ops``.
+
+    The rows stay on their device: only query ids that are not an array of the
+    namespace (strings, lists) are encoded on the host. Invalid inputs are
+    handed to :func:`rank_queries` on the host, whose errors name the fix.
+    """
+    ties = check_option("ties", ties, TIES)
+    xp = ops.xp
+    y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
+    valid = y_true.ndim in (1, 2) and y_true.shape == y_score.shape and y_true.shape[0] > 0
+    valid = valid and (y_true.ndim == 1 or qid is None) and 0 not in y_true.shape
+    valid = valid and bool(xp.all(xp.isfinite(y_true))) and float(xp.min(y_true)) >= 0
+    valid = valid and not bool(xp.any(xp.isnan(y_score))) and float(xp.max(y_score)) < np.inf
+    n_rows = y_true.shape[0]
+    if valid and y_true.ndim == 1:
+        codes, valid = query_codes_in_namespace(qid, n_rows, ops)
+    n_docs = 1  # per query of the 2-D layout, whose sample_weight has one value per query
+    if valid and y_true.ndim == 2:
+        n_docs, y_true, y_score = y_true.shape[1], xp.reshape(y_true, (-1,)), xp.reshape(y_score, (-1,))
+        codes = xp.repeat(ops.arange(n_rows), n_docs)
+    weight = None
+    if valid and sample_weight is not None:
+        weight = ops.asarray(sample_weight, dtype=ops.float64)
+        valid = weight.shape == (n_rows,) and bool(xp.all(xp.isfinite(weight))) and float(xp.min(weight)) >= 0
+        if valid and n_docs > 1:
+            weight = xp.repeat(weight, n_docs)
+    if not valid:
+        rank_queries(
+            *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
+        )
+        raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
+    return build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid, ops=ops)[0]
+
+
+def query_codes_in_namespace(qid, n_rows, ops):
+    """Query codes that sort like ``qid``, in ``ops``'s namespace, and whether ``qid`` is valid.
+
+    An array of the namespace with numbers sorts as it is; other ids (strings,
+    lists, numpy arrays) are encoded on the host as :func:`encode_qid` does.
+    """
+    xp = ops.xp
+    if qid is None:
+        return ops.zeros(n_rows, dtype=xp.int64), True
+    if not is_foreign(qid):
+        return ops.asarray(encode_qid(qid, n_rows)), True
+    if qid.ndim != 1 or qid.shape[0] != n_rows or not xp.isdtype(qid.dtype, ("bool", "integral", "real floating")):
+        return qid, False
+    if xp.isdtype(qid.dtype, "bool"):
+        return xp.astype(qid, xp.int64), True
+    return qid, not xp.isdtype(qid.dtype, "real floating") or bool(xp.all(xp.isfinite(qid)))

@@ -5,7 +5,7 @@ from scipy.stats import hypergeom
 
 from ._array_api import array_api_support
 from ._docs import fill_doc
-from ._grouping import evaluate, positions_in_segments, ratio
+from ._grouping import evaluate, ratio
 from ._validation import check_k, check_option, check_real
 
 DENOMINATORS = ("relevant", "capped")
@@ -22,7 +22,7 @@ def hits(ranking, in_block, cutoff):
     Over the orderings of a tie block, each of its rows is relevant with the
     block's share ``in_block / size`` of relevant rows.
     """
-    share = in_block / ranking.block_sizes if ranking.has_ties else in_block
+    share = in_block / ranking.ops.as_float(ranking.block_sizes) if ranking.has_ties else in_block
     return ranking.query_total(share * ranking.visible(cutoff))
 
 
@@ -30,65 +30,76 @@ def _precision(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     per_query = ranking.n_retrieved if k is None else k  # k, even past the end of a query
-    return ratio(hits(ranking, in_block, ranking.cutoff(k)), per_query)[0], n_relevant > 0
+    return ratio(hits(ranking, in_block, ranking.cutoff(k)), per_query, ranking.ops)[0], n_relevant > 0
 
 
 def _hit_rate(ranking, *, k=None, relevance_threshold=1):
+    ops, xp = ranking.ops, ranking.xp
     k = ranking.cutoff(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     if not ranking.has_ties:
-        return (hits(ranking, in_block, k) > 0).astype(np.float64), n_relevant > 0
-    # The top k misses every relevant document only if the blocks above the one
-    # that straddles rank k hold none, and that block's v visible places, out of
-    # m, hold none of its r: a hypergeometric probability, C(m - r, v) / C(m, v).
-    visible, sizes = ranking.visible(k), ranking.block_sizes
-    miss = np.where((visible > 0) & (in_block > 0), 0.0, 1.0)
-    partial = np.flatnonzero((visible > 0) & (visible < sizes) & (in_block > 0))
-    miss[partial] = hypergeom.pmf(0, sizes[partial], in_block[partial], visible[partial])
-    return 1.0 - np.multiply.reduceat(miss, ranking.query_block_starts), n_relevant > 0
+        return ops.as_float(hits(ranking, in_block, k) > 0), n_relevant > 0
+    # A relevant document in a block wholly above rank k is a sure hit. Otherwise
+    # the top k misses only if the block that straddles rank k (one per query)
+    # holds none of its r relevant rows, out of m, in its v visible places:
+    # a hypergeometric probability, C(m - r, v) / C(m, v).
+    visible, sizes = ranking.visible(k), ops.as_float(ranking.block_sizes)
+    seen = (visible > 0) & (in_block > 0)
+    straddling = seen & (visible < sizes)
+    sure = ops.counts_between(ops.running_count(seen & ~straddling), ranking.query_block_starts) > 0
+    # The straddling blocks are at most one per query: their probabilities are computed on the host.
+    blocks = ops.flatnonzero(straddling)
+    m, r, v, query = (
+        ops.to_host(xp.take(values, blocks)) for values in (sizes, in_block, visible, ranking.query_of_block)
+    )
+    miss = np.ones(ranking.n_queries)
+    miss[query] = hypergeom.pmf(0, m, r, v)
+    return 1.0 - xp.where(sure, 0.0, ops.asarray(miss)), n_relevant > 0
 
 
 def _f1(ranking, *, k=None, relevance_threshold=1):
     k = check_k(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    examined = ranking.n_retrieved if k is None else float(k)  # as the denominator of P@k
+    examined = ranking.ops.as_float(ranking.n_retrieved) if k is None else float(k)  # as the denominator of P@k
     # F1 = 2 P R / (P + R) = 2 hits / (k + R): linear in hits, so exact for averaged ties.
-    return ratio(2.0 * hits(ranking, in_block, ranking.cutoff(k)), examined + n_relevant)[0], n_relevant > 0
+    denominator = examined + ranking.ops.as_float(n_relevant)
+    return ratio(2.0 * hits(ranking, in_block, ranking.cutoff(k)), denominator, ranking.ops)[0], n_relevant > 0
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1):
     k = ranking.cutoff(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    return ratio(hits(ranking, in_block, k), n_relevant)
+    return ratio(hits(ranking, in_block, k), n_relevant, ranking.ops)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
     k = ranking.cutoff(k)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    cutoff = n_relevant if k is None else np.minimum(n_relevant, k)
-    return ratio(hits(ranking, in_block, cutoff), n_relevant)
+    cutoff = n_relevant if k is None else ranking.xp.minimum(n_relevant, k)
+    return ratio(hits(ranking, in_block, cutoff), n_relevant, ranking.ops)
 
 
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
+    ops, xp = ranking.ops, ranking.xp
     k = ranking.cutoff(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
     relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
-        relevant_rows = np.flatnonzero(relevant)
+        relevant_rows = ops.flatnonzero(relevant)
         n_found = n_relevant if ranking.retrieved is None else ranking.query_count(relevant)
-        query = np.repeat(np.arange(ranking.n_queries), n_found)
-        found = positions_in_segments(np.cumsum(n_found)[n_found > 0] - n_found[n_found > 0], len(query))
-        ranks = relevant_rows - ranking.query_starts[query] + 1.0
-        terms = (found + 1.0) / ranks
+        query = xp.repeat(ops.arange(ranking.n_queries), n_found)
+        found_starts = (ops.cumsum(n_found) - n_found)[n_found > 0]
+        found = ops.positions_in_segments(found_starts, relevant_rows.shape[0])
+        ranks = ops.as_float(relevant_rows - xp.take(ranking.query_starts, query)) + 1.0
+        terms = (ops.as_float(found) + 1.0) / ranks
         if k is not None:
-            terms[ranks > k] = 0.0
-        sums = np.bincount(query, weights=terms, minlength=ranking.n_queries)
+            terms = xp.where(ranks > k, 0.0, terms)
+        sums = ops.group_sum(terms, query, ranking.n_queries)
     else:
-        inverse_rank = ranking.positions + 1.0
-        np.reciprocal(inverse_rank, out=inverse_rank)
+        inverse_rank = 1.0 / (ops.as_float(ranking.positions) + 1.0)
         if k is not None:
-            inverse_rank[ranking.positions >= k] = 0.0
+            inverse_rank = xp.where(ranking.positions >= k, 0.0, inverse_rank)
         harmonic = ranking.per_block(inverse_rank)
         del inverse_rank
         # Placed uniformly in a block of m rows holding r relevant ones, at the
@@ -96,14 +107,15 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         # of the block's other relevant documents above it. Over the block's V
         # visible places from rank a + 1, with H the sum of their 1 / rank:
         # sum_j j / (a + 1 + j) = V - (a + 1) H. (Single rows: r = 1 or share 0.)
-        # In place: each fresh temporary of this size costs page faults.
-        sizes = ranking.block_sizes
+        # In place where it can be: each fresh temporary of this size costs page faults.
+        sizes = ops.as_float(ranking.block_sizes)
         share = in_block / sizes
         spread = in_block - 1.0
-        spread /= np.maximum(sizes - 1, 1)
-        offsets = ranking.block_first + 1.0
+        spread /= xp.maximum(sizes - 1.0, 1.0)
+        offsets = ops.as_float(ranking.block_first)
+        offsets += 1.0
         offsets *= harmonic
-        np.subtract(ranking.visible(k), offsets, out=offsets)
+        offsets = ranking.visible(k) - offsets
         offsets *= spread
         # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
         found = ranking.before_in_query(in_block)
@@ -112,11 +124,11 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         found += offsets
         found *= share
         sums = ranking.query_total(found)
-    per_query = n_relevant if denominator == "relevant" or k is None else np.minimum(n_relevant, k)
-    return ratio(sums, per_query)
+    per_query = n_relevant if denominator == "relevant" or k is None else xp.minimum(n_relevant, k)
+    return ratio(sums, per_query, ranking.ops)
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def precision_at_k_score(
     y_true,
@@ -184,7 +196,7 @@ def precision_at_k_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def recall_at_k_score(
     y_true,
@@ -256,7 +268,7 @@ def recall_at_k_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def r_precision_score(
     y_true,
@@ -320,7 +332,7 @@ def r_precision_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def mean_average_precision_score(
     y_true,
@@ -402,7 +414,7 @@ def mean_average_precision_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def hit_rate_score(
     y_true,
@@ -468,7 +480,7 @@ def hit_rate_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def f1_at_k_score(
     y_true,

@@ -1,12 +1,18 @@
 """Arrays of other libraries: PyTorch (CPU) and array-api-strict give the numpy path's values, in their namespace."""
 
+import math
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import sklearn
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import grouped_rankings
 
 from sklearn_rankmetrics import (
+    _grouping,
     alpha_ndcg_score,
     catalog_coverage,
     intent_aware_err_score,
@@ -14,6 +20,8 @@ from sklearn_rankmetrics import (
     ranking_report,
     subtopic_recall_score,
 )
+from sklearn_rankmetrics._array_api import ArrayApiOps
+from sklearn_rankmetrics._grouping import NUMPY
 from sklearn_rankmetrics._registry import METRICS
 
 NAMESPACES = []
@@ -103,3 +111,170 @@ def test_a_missing_array_api_compat_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "array_api_compat", None)
     with pytest.raises(ImportError, match=r"pip install 'sklearn-rankmetrics\[array-api\]'"):
         METRICS["ndcg"](xps.asarray([1.0, 0.0]), xps.asarray([0.5, 0.1]))
+
+
+# The metrics whose kernels are written in the array operations: under dispatch
+# they rank and measure in the inputs' namespace, on their device.
+IN_NAMESPACE = sorted(name for name, metric in METRICS.items() if metric.in_namespace)
+TIES = ["average", "stable", "pessimistic", "optimistic"]
+
+
+def test_the_core_metrics_compute_in_the_namespace():
+    assert IN_NAMESPACE == ["cg", "dcg", "f1", "hit_rate", "map", "mrr", "ndcg", "precision", "r_precision", "recall"]
+
+
+@pytest.fixture(params=["array_api_strict", "torch"])
+def on_device(request, monkeypatch):
+    """A namespace and a device that is not numpy's, and ``watch()``: from then on, record every
+    copy to the host and refuse to rank on the host."""
+    xp = pytest.importorskip(request.param)
+    # array-api-strict's second device refuses to meet arrays of the default one, as a GPU would.
+    device = xp.Device("device1") if request.param == "array_api_strict" else xp.device("cpu")
+    copies = []
+    to_host = ArrayApiOps.to_host
+
+    def recorded(ops, array):
+        copies.append(math.prod(array.shape))
+        return to_host(ops, array)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("ranked on the host")
+
+    def watch():
+        monkeypatch.setattr(ArrayApiOps, "to_host", recorded)
+        monkeypatch.setattr(_grouping, "rank_queries", refused)
+
+    def to_device(array):
+        return xp.asarray(array, device=device)
+
+    return SimpleNamespace(to_device=to_device, device=device, copies=copies, watch=watch)
+
+
+def weights_of(qid):
+    return (qid % 3 + 1.0) / 2.0  # constant within each query
+
+
+@pytest.mark.parametrize("name", IN_NAMESPACE)
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("k", [None, 1, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_core_metrics_stay_on_the_inputs_device(on_device, name, ties, k, weighted):
+    to_device = on_device.to_device
+    metric = METRICS[name]
+    y_true, y_score, qid = rows(4)
+    weight = weights_of(qid) if weighted else None
+    options = {"qid": qid, "k": k, "ties": ties, "sample_weight": weight}
+    expected, expected_mean = metric(y_true, y_score, average=False, **options), metric(y_true, y_score, **options)
+    on_device_options = {
+        **options,
+        "qid": to_device(qid),
+        "sample_weight": None if weight is None else to_device(weight),
+    }
+    on_device.watch()
+    with sklearn.config_context(array_api_dispatch=True):
+        per_query = metric(to_device(y_true), to_device(y_score), average=False, **on_device_options)
+        mean = metric(to_device(y_true), to_device(y_score), **on_device_options)
+    assert per_query.device == on_device.device
+    np.testing.assert_allclose(host(per_query), expected, rtol=1e-12, atol=1e-15)
+    assert mean == pytest.approx(expected_mean, rel=1e-12)
+    # Only per-query values (the straddling or deciding tie blocks) and size classes reach the host.
+    assert max(on_device.copies, default=0) <= len(np.unique(qid))
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("ndcg", {"gain": "exponential", "discount": "jarvelin"}),
+        ("dcg", {"discount": lambda ranks: 1.0 / ranks}),
+        ("cg", {"gain": "exponential", "k": 2}),
+        ("map", {"denominator": "capped", "k": 4}),
+        ("mrr", {"relevance_threshold": 2, "k": 2}),
+        ("precision", {"relevance_threshold": 0.5}),
+        ("ndcg", {"zero_division": np.nan}),
+        ("map", {"zero_division": 1.0}),
+    ],
+)
+def test_metric_options_on_the_device(on_device, name, options):
+    to_device = on_device.to_device
+    y_true, y_score, qid = rows(5)
+    y_true[qid == 2] = 0.0  # a query without a relevant document
+    y_true[::7] += 0.5  # some labels that are not whole numbers
+    metric = METRICS[name]
+    with sklearn.config_context(array_api_dispatch=True):
+        per_query = metric(to_device(y_true), to_device(y_score), qid=to_device(qid), average=False, **options)
+        mean = metric(to_device(y_true), to_device(y_score), qid=to_device(qid), **options)
+    np.testing.assert_allclose(host(per_query), metric(y_true, y_score, qid=qid, average=False, **options), rtol=1e-12)
+    assert mean == pytest.approx(metric(y_true, y_score, qid=qid, **options), rel=1e-12, nan_ok=True)
+
+
+def test_two_dimensional_layout_and_host_query_ids_on_the_device(on_device):
+    to_device = on_device.to_device
+    rng = np.random.default_rng(6)
+    y_true, y_score = rng.integers(0, 4, (7, 9)).astype(float), rng.integers(0, 3, (7, 9)).astype(float)
+    weight = rng.random(7)
+    names = np.array(["b", "a", "c"])[rng.integers(0, 3, 63)]
+    with sklearn.config_context(array_api_dispatch=True):
+        matrix = METRICS["ndcg"](to_device(y_true), to_device(y_score), sample_weight=to_device(weight), k=4)
+        by_name = METRICS["map"](to_device(y_true.ravel()), to_device(y_score.ravel()), qid=list(names), average=False)
+    assert matrix == pytest.approx(METRICS["ndcg"](y_true, y_score, sample_weight=weight, k=4), rel=1e-12)
+    assert by_name.device == on_device.device
+    expected = METRICS["map"](y_true.ravel(), y_score.ravel(), qid=names, average=False)
+    np.testing.assert_allclose(host(by_name), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "y_true, y_score, options, message",
+    [
+        ([1.0, 0.0], [0.5, np.nan], {}, "y_score contains NaN"),
+        ([1.0, -1.0], [0.5, 0.1], {}, "non-negative relevance labels"),
+        ([1.0, 0.0], [0.5, np.inf], {}, r"y_score contains \+inf"),
+        ([1.0, 0.0, 1.0], [0.5, 0.1], {}, "same shape"),
+        ([1.0, 0.0], [0.5, 0.1], {"sample_weight": [1.0, 2.0], "qid": [3, 3]}, r"varies inside a query \(query 3\)"),
+        ([1.0, 0.0], [0.5, 0.1], {"sample_weight": [1.0, -2.0]}, "must be non-negative"),
+        ([1.0, 0.0], [0.5, 0.1], {"qid": [1.0, np.nan]}, "qid"),
+    ],
+)
+def test_bad_input_on_the_device_gets_the_numpy_paths_message(y_true, y_score, options, message):
+    xps = pytest.importorskip("array_api_strict")
+    on_device = {name: xps.asarray(value) for name, value in options.items()}
+    with pytest.raises(ValueError, match=message):
+        METRICS["ndcg"](np.asarray(y_true), np.asarray(y_score), **options)
+    with sklearn.config_context(array_api_dispatch=True), pytest.raises(ValueError, match=message):
+        METRICS["ndcg"](xps.asarray(y_true), xps.asarray(y_score), **on_device)
+
+
+@pytest.mark.parametrize("name", IN_NAMESPACE)
+@settings(max_examples=40, deadline=None)
+@given(data=grouped_rankings(), ties=st.sampled_from(TIES))
+def test_numpy_and_array_api_paths_agree(name, data, ties):
+    xps = pytest.importorskip("array_api_strict")
+    y_true, y_score, qid, k = data
+    expected = METRICS[name](y_true, y_score, qid=qid, k=k, ties=ties, average=False)
+    with sklearn.config_context(array_api_dispatch=True):
+        values = METRICS[name](
+            xps.asarray(y_true), xps.asarray(y_score), qid=xps.asarray(qid), k=k, ties=ties, average=False
+        )
+    np.testing.assert_allclose(host(values), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_the_array_operations_reduce_segments_as_numpy_does():
+    xps = pytest.importorskip("array_api_strict")
+    ops = ArrayApiOps(xps, xps.Device("device1"))
+    rng = np.random.default_rng(7)
+    sizes = np.concatenate((rng.integers(1, 40, 200), [1000, 1, 4096, 3]))
+    starts = np.cumsum(sizes) - sizes
+    values = rng.random(int(sizes.sum()))
+    groups = np.sort(rng.integers(0, 300, len(values)))  # groups without rows sum to 0
+    on_device = [ops.asarray(array) for array in (values, starts, groups)]
+    for name, expected in [
+        ("segment_sum", np.add.reduceat(values, starts)),
+        ("segment_max", np.maximum.reduceat(values, starts)),
+        ("segment_exclusive_cumsum", NUMPY.segment_exclusive_cumsum(np.round(values * 10), starts)),
+        ("positions_in_segments", NUMPY.positions_in_segments(starts, len(values))),
+    ]:
+        first = ops.asarray(np.round(values * 10)) if name == "segment_exclusive_cumsum" else on_device[0]
+        arguments = (on_device[1], len(values)) if name == "positions_in_segments" else (first, on_device[1])
+        np.testing.assert_allclose(host(getattr(ops, name)(*arguments)), expected, rtol=1e-14, err_msg=name)
+    np.testing.assert_allclose(
+        host(ops.group_sum(on_device[0], on_device[2], 300)), np.bincount(groups, values, 300), rtol=1e-14
+    )
