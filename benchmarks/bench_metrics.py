@@ -342,6 +342,8 @@ def torch_reference(y, score, qid, k=10):
 def device_benchmark(device, n_queries, repeats):
     """NDCG@10 and MAP from PyTorch tensors on ``device``: ours (array_api_dispatch on), plain torch, torchmetrics.
 
+    Ours ranks and measures on the tensors' device (no copy of the rows to the host).
+
     Ours averages ties exactly; the plain-torch reference orders them by input
     row and torchmetrics arbitrarily, so their values are compared on
     tie-free positive scores first, then all are timed on tied scores.
@@ -388,8 +390,21 @@ def device_benchmark(device, n_queries, repeats):
         print(f"  {name:<32} NDCG@10 {found[0]:.6f}  MAP {found[1]:.6f}  {'agrees' if agree else 'DIFFERS'}")
     arrays = on_device(make_data(n_queries, "ties"))
     print(f"{n_queries} queries, {len(arrays[0])} rows, tied scores, on {device} (median of {repeats}):")
+
+    def alone(metric, **options):  # one of our metrics on its own, as the targets count them
+        def run(y, s, q):
+            with sklearn.config_context(array_api_dispatch=True):
+                return metric(y, s, qid=q, **options)
+
+        return run
+
+    timed = {
+        "ours, NDCG@10 alone": alone(rm.ndcg_score, k=10),
+        "ours, MAP alone": alone(rm.mean_average_precision_score),
+        **implementations,
+    }
     times = {}
-    for name, function in implementations.items():
+    for name, function in timed.items():
         run = synchronized(function)
         run(*arrays)  # warm-up: kernels, caches
         durations = []
@@ -398,10 +413,13 @@ def device_benchmark(device, n_queries, repeats):
             run(*arrays)
             durations.append(time.perf_counter() - start)
         times[name] = float(np.median(durations))
-        print(f"  {name:<32} {times[name]:9.4f} s (NDCG@10 and MAP)")
+        print(f"  {name:<32} {times[name]:9.4f} s{'' if 'alone' in name else ' (NDCG@10 and MAP)'}")
     if "torchmetrics" in times:
         print(f"  ours: {times['torchmetrics'] / times['ours']:.0f}x faster than torchmetrics (target >= 1000x)")
-    print(f"  ours: {times['ours'] * 1e3:.1f} ms for both (target <= 20 ms on an H100)")
+    print(
+        f"  ours: NDCG@10 {times['ours, NDCG@10 alone'] * 1e3:.1f} ms, MAP {times['ours, MAP alone'] * 1e3:.1f} ms "
+        "(target <= 10 ms each on an H100)"
+    )
 
 
 REPORT = [

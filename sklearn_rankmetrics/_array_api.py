@@ -6,15 +6,17 @@ inputs (float64 where the device has it); with dispatch off, everything is
 numpy, as for any array-like. ``array-api-compat`` is imported only when a
 non-numpy array arrives.
 
-The kernels of the core metrics (NDCG, DCG, CG, precision, recall,
-R-precision, F1, hit rate, AP and RR) are written in a small set of array
+The kernels of every metric but ERR are written in a small set of array
 operations, :class:`ArrayApiOps` here and ``NumpyOps`` for numpy, so that
 under dispatch they run in the inputs' namespace and on their device (one
-algorithm per metric). The other metrics copy their inputs to the host and
-compute with numpy.
+algorithm per metric). Arrays in host memory (PyTorch's CPU tensors) are
+viewed by numpy instead, whose kernels are faster on the CPU; ERR, the
+diversity metrics, interpolated precision and coverage copy their inputs to
+the host and compute with numpy.
 """
 
 import functools
+import inspect
 
 import numpy as np
 import sklearn
@@ -44,6 +46,23 @@ def namespace_of(values):
             "pip install 'sklearn-rankmetrics[array-api]' (or pip install array-api-compat)."
         ) from error
     return array_api_compat.array_namespace(foreign), array_api_compat.device(foreign)
+
+
+# DLPack's device type of host memory (kDLCPU).
+CPU_DEVICE = 1
+
+
+def in_host_memory(values):
+    """Whether every foreign array among ``values`` lies in host memory (DLPack's CPU device).
+
+    numpy views such arrays without a copy, and its kernels are the fastest
+    on the CPU (PyTorch's CPU sorts take several times numpy's), so they take
+    the numpy path; arrays on an accelerator are computed there.
+    """
+    try:
+        return all(value.__dlpack_device__()[0] == CPU_DEVICE for value in values if is_foreign(value))
+    except (AttributeError, TypeError, RuntimeError):
+        return False
 
 
 def to_numpy(value):
@@ -76,11 +95,21 @@ def array_api_support(function=None, *, in_namespace=False):
     """Accept foreign arrays in any argument; return per-query results in their namespace under dispatch.
 
     With ``in_namespace=True`` the function computes in the arrays' namespace
-    itself under dispatch (its metric kernel is written in :class:`ArrayApiOps`):
-    the arrays reach it unconverted. Otherwise they are copied to the host.
+    itself under dispatch (its metric kernels are written in :class:`ArrayApiOps`):
+    the arrays reach it unconverted. ``in_namespace`` may also be a predicate
+    of the call's arguments (defaults applied), for a function that can do so
+    only with some options. Otherwise the arrays are copied to the host.
     """
     if function is None:
         return functools.partial(array_api_support, in_namespace=in_namespace)
+    signature = inspect.signature(function)
+
+    def computes_in_namespace(args, kwargs):
+        if not callable(in_namespace):
+            return in_namespace
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return in_namespace(**bound.arguments)
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -89,7 +118,7 @@ def array_api_support(function=None, *, in_namespace=False):
         if found is None:
             return function(*args, **kwargs)
         dispatch = sklearn.get_config().get("array_api_dispatch", False)
-        if dispatch and in_namespace:
+        if dispatch and computes_in_namespace(args, kwargs) and not in_host_memory(arguments):
             return function(*args, **kwargs)
         result = function(*map(to_numpy, args), **{key: to_numpy(value) for key, value in kwargs.items()})
         return from_numpy(result, *found) if dispatch else result
@@ -109,7 +138,7 @@ class ArrayApiOps:
     """
 
     def __init__(self, xp, device):
-        self.xp, self.device = xp, device
+        self.xp, self.device, self.bool = xp, device, xp.bool
         try:
             xp.zeros(1, dtype=xp.float64, device=device)
             self.float64 = xp.float64

@@ -313,7 +313,7 @@ class NumpyOps:
 
     xp = np
     float64 = np.float64
-    device = "cpu"
+    bool = np.bool_
 
     def asarray(self, values, dtype=None):
         return np.asarray(values, dtype=dtype)
@@ -633,9 +633,17 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
     ``qid=None``, the layout of :func:`sklearn.metrics.ndcg_score`. A 2-D
     ``y_true`` may be a scipy sparse matrix: when the metrics look no deeper
     than ``depth`` (and the order is not wanted), only the rows they can see
-    are ranked; otherwise it is made dense.
+    are ranked; otherwise it is made dense. Arrays of another namespace
+    (which reach a metric only under ``array_api_dispatch``) are ranked in
+    that namespace, on their device (:func:`rank_in_namespace`).
     """
     ties = check_option("ties", ties, TIES)
+    found = namespace_of((y_true, y_score, qid, sample_weight))
+    if found is not None:
+        ranking, order = rank_in_namespace(
+            y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, ops=ArrayApiOps(*found)
+        )
+        return (ranking, order) if return_order else ranking
     if is_sparse(y_true):
         if depth is not None and not return_order:
             return rank_sparse(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
@@ -728,17 +736,18 @@ def query_weight(sorted_weight, is_query_start, qid, order, *, reason="", ops=No
     return sorted_weight[is_query_start]
 
 
-def judged_in_rank_order(judged, order, n_rows):
-    """The ``judged`` mask (one bool per input row, None: all judged) in rank order."""
+def judged_in_rank_order(judged, order, n_rows, ops=None):
+    """The ``judged`` mask (one bool per input row, None: all judged) in rank order, in ``ops``'s namespace."""
     if judged is None:
         return None
-    mask = np.asarray(judged)
-    if mask.shape != (n_rows,) or mask.dtype.kind != "b":
+    ops = NUMPY if ops is None else ops
+    mask = ops.asarray(judged)
+    if mask.shape != (n_rows,) or mask.dtype != ops.bool:
         raise ValueError(
             f"judged must be a boolean array with one value per row ({n_rows}); got "
-            f"{'dtype ' + str(mask.dtype) if mask.shape == (n_rows,) else 'shape ' + str(mask.shape)}."
+            f"{'dtype ' + str(mask.dtype) if mask.shape == (n_rows,) else 'shape ' + str(tuple(mask.shape))}."
         )
-    return mask[order]
+    return ops.xp.take(mask, order)
 
 
 def ratio(numerator, denominator, ops=None):
@@ -763,28 +772,24 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     ``metric(ranking, **params)`` returns each query's value and whether the
     query has a relevant document (where it is undefined otherwise). A
     ``judged`` mask (one bool per row) reaches the metric in rank order.
-    Arrays of another namespace (passed on by ``array_api_support(in_namespace=True)``
-    under dispatch) are ranked and measured in that namespace, on their device.
+    Arrays of another namespace (passed on under dispatch by
+    ``array_api_support(in_namespace=True)``) are ranked and measured in that
+    namespace, on their device.
     """
     check_zero_division(zero_division)
     check_flag("average", average)
     options = {"qid": qid, "ties": ties, "sample_weight": sample_weight, "depth": params.get("k")}
-    found = namespace_of((y_true, y_score, qid, sample_weight))
-    if found is not None:
-        ranking = rank_in_namespace(
-            y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, ops=ArrayApiOps(*found)
-        )
-    elif judged is None:
+    if judged is None:
         ranking = rank_queries(y_true, y_score, **options)
     else:  # the order too, to bring the mask into rank order
         ranking, order = rank_queries(y_true, y_score, return_order=True, **options)
-        params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows)
+        params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows, ranking.ops)
     values, defined = metric(ranking, **params)
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
 def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
-    """The :class:`Ranking` of arrays of another namespace, as :func:`rank_queries` gives it, built in ``ops``.
+    """The :class:`Ranking` of arrays of another namespace and the order that sorts them, built in ``ops``.
 
     The rows stay on their device: only query ids that are not an array of the
     namespace (strings, lists) are encoded on the host. Invalid inputs are
@@ -815,7 +820,7 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
             *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
         )
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    return build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid, ops=ops)[0]
+    return build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid, ops=ops)
 
 
 def query_codes_in_namespace(qid, n_rows, ops):

@@ -20,6 +20,7 @@ ELEVEN_POINTS = tuple(np.round(np.arange(11) / 10, 1))
 
 
 def _bpref(ranking, *, relevance_threshold=1, judged=None):
+    ops, xp = ranking.ops, ranking.xp
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     nonrelevant = ranking.judged_labels < relevance_threshold
     if judged is not None:
@@ -27,44 +28,48 @@ def _bpref(ranking, *, relevance_threshold=1, judged=None):
     n_nonrelevant = ranking.query_count(nonrelevant)  # retrieved or not
     if ranking.retrieved is not None:
         nonrelevant &= ranking.retrieved
-    nonrelevant_in_block = ranking.per_block(nonrelevant.astype(np.float64))
+    nonrelevant_in_block = ranking.per_block(ops.as_float(nonrelevant))
     above = ranking.before_in_query(nonrelevant_in_block)
     # A relevant document placed uniformly in its tie block has each of
     # 0..s of the block's s judged non-relevant documents above it with the
     # same chance (unjudged ones are skipped): the mean of min(above + x, R).
-    limit = n_relevant[ranking.query_of_block].astype(np.float64)
-    below_limit = np.clip(limit - above, 0, nonrelevant_in_block + 1)
+    limit = ops.as_float(xp.take(n_relevant, ranking.query_of_block))
+    below_limit = xp.minimum(xp.maximum(limit - above, 0.0), nonrelevant_in_block + 1.0)
     capped = (
         below_limit * above + below_limit * (below_limit - 1) / 2 + (nonrelevant_in_block + 1 - below_limit) * limit
     )
     capped /= nonrelevant_in_block + 1
-    scale = np.minimum(n_nonrelevant, n_relevant)[ranking.query_of_block]
-    kept = 1.0 - np.divide(capped, scale, out=np.zeros_like(capped), where=scale > 0)
-    return ratio(ranking.query_total(in_block * kept), n_relevant)
+    scale = ops.as_float(xp.take(xp.minimum(n_nonrelevant, n_relevant), ranking.query_of_block))
+    kept = 1.0 - ratio(capped, scale, ops)[0]
+    return ratio(ranking.query_total(in_block * kept), n_relevant, ops)
 
 
 def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, graded=False):
+    ops, xp = ranking.ops, ranking.xp
     p = check_real("p", p, low=0, high=1, low_open=True)
     if p == 1:
         raise ValueError("p must be below 1: RBP with p=1 weighs every rank equally and has no finite sum.")
     if graded:
         # Gains in [0, 1]: each label over its query's largest (trec_eval's scaling).
-        top = np.maximum.reduceat(ranking.judged_labels, ranking.query_starts)
-        gains = ranking.judged_labels / np.maximum(top, 1.0)[ranking.query_of_row]
+        top = ops.segment_max(ranking.judged_labels, ranking.query_starts)
+        gains = ranking.judged_labels / xp.take(xp.maximum(top, 1.0), ranking.query_of_row)
     else:
         threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
-        gains = (ranking.judged_labels >= threshold).astype(np.float64)
+        gains = ops.as_float(ranking.judged_labels >= threshold)
     dcg, defined = _dcg(ranking.with_labels(gains), k=k, discount=lambda ranks: p ** (ranks - 1.0))
     return (1.0 - p) * dcg, defined
 
 
 def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
     """The most RBP could rise if every unjudged retrieved document, and every rank past the list, were relevant."""
-    depth = ranking.n_retrieved if k is None else np.minimum(ranking.n_retrieved, k)
-    residual = p**depth
+    ops, xp = ranking.ops, ranking.xp
+    depth = ranking.n_retrieved if k is None else xp.minimum(ranking.n_retrieved, k)
+    residual = p ** ops.as_float(depth)
     if judged is not None:
-        unjudged = ~judged & (ranking.positions < depth[ranking.query_of_row])
-        residual = residual + (1.0 - p) * ranking.query_sum(np.where(unjudged, p**ranking.positions, 0.0))
+        unjudged = ~judged & (ranking.positions < xp.take(depth, ranking.query_of_row))
+        residual = residual + (1.0 - p) * ranking.query_sum(
+            xp.where(unjudged, p ** ops.as_float(ranking.positions), 0.0)
+        )
     return residual
 
 
@@ -105,7 +110,7 @@ def check_recall_levels(recall_levels):
     return levels
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def bpref_score(
     y_true,
@@ -185,7 +190,7 @@ def bpref_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def rank_biased_precision_score(
     y_true,
@@ -268,7 +273,7 @@ def rank_biased_precision_score(
     score = ranking.aggregate(values, defined, average=average, zero_division=zero_division)
     if not return_residual:
         return score
-    judged = judged_in_rank_order(judged, order, ranking.n_rows)
+    judged = judged_in_rank_order(judged, order, ranking.n_rows, ranking.ops)
     residual = rbp_residual(ranking, p=p, k=ranking.cutoff(k), judged=judged)
     return score, ranking.aggregate(residual, defined, average=average, zero_division=zero_division)
 

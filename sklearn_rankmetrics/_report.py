@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ._array_api import array_api_support
+from ._array_api import array_api_support, is_foreign
 from ._docs import fill_doc
 from ._grouping import distinct_query_ids, rank_queries
 from ._parallel import map_in_threads
@@ -16,7 +16,15 @@ from ._warnings import warn
 SHARED = ("qid", "ties", "sample_weight", "average")
 
 
-@array_api_support
+def computes_in_namespace(*, metrics, confidence_level, **arguments):
+    """Whether a report runs in its arrays' namespace: each metric's kernel can, and no interval is asked for."""
+    try:
+        return confidence_level is None and all(parse_metric_name(name)[0].in_namespace is True for name in metrics)
+    except (TypeError, ValueError):
+        return False  # the host path raises the error that names the fix
+
+
+@array_api_support(in_namespace=computes_in_namespace)
 @fill_doc
 def ranking_report(
     y_true,
@@ -117,7 +125,7 @@ def ranking_report(
     ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
     report = {}
     if not average:
-        report["qid"] = np.arange(ranking.n_queries) if qid is None else distinct_query_ids(qid)
+        report["qid"] = query_ids(qid, ranking)
     zero_divisions = [options.pop("zero_division", zero_division) for _, _, options in requests]
     # The metrics only read the shared ranking, and numpy releases the GIL in
     # its loops: they run side by side, one per core.
@@ -131,11 +139,21 @@ def ranking_report(
                 report[name],
                 *mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng),
             )
-        if average and not np.isnan(name_zero_division) and not np.all(defined):
-            undefined[name] = (int(np.count_nonzero(~defined)), name_zero_division)
+        if average and not np.isnan(name_zero_division) and not bool(ranking.xp.all(defined)):
+            undefined[name] = (int(ranking.xp.sum(ranking.ops.astype(~defined, ranking.xp.int64))), name_zero_division)
     if undefined:
         warn_undefined_queries(undefined, ranking.n_queries)
     return report
+
+
+def query_ids(qid, ranking):
+    """The distinct query ids, sorted, in the ranking's namespace where they are numbers."""
+    if qid is None:
+        return ranking.ops.arange(ranking.n_queries)
+    if is_foreign(qid):
+        return ranking.xp.unique_values(qid)
+    ids = distinct_query_ids(qid)
+    return ranking.ops.asarray(ids) if ids.dtype.kind in "biuf" else ids
 
 
 def mean_interval(ranking, values, defined, zero_division, n_resamples, confidence_level, rng):

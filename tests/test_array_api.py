@@ -9,10 +9,11 @@ import pytest
 import sklearn
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
 from strategies import grouped_rankings
 
 from sklearn_rankmetrics import (
-    _grouping,
+    _array_api,
     alpha_ndcg_score,
     catalog_coverage,
     intent_aware_err_score,
@@ -21,7 +22,7 @@ from sklearn_rankmetrics import (
     subtopic_recall_score,
 )
 from sklearn_rankmetrics._array_api import ArrayApiOps
-from sklearn_rankmetrics._grouping import NUMPY
+from sklearn_rankmetrics._grouping import NUMPY, NumpyOps
 from sklearn_rankmetrics._registry import METRICS
 
 NAMESPACES = []
@@ -120,7 +121,7 @@ TIES = ["average", "stable", "pessimistic", "optimistic"]
 
 
 def test_the_core_metrics_compute_in_the_namespace():
-    assert IN_NAMESPACE == ["cg", "dcg", "f1", "hit_rate", "map", "mrr", "ndcg", "precision", "r_precision", "recall"]
+    assert set(METRICS) - set(IN_NAMESPACE) == {"err"}
 
 
 @pytest.fixture(params=["array_api_strict", "torch"])
@@ -130,6 +131,8 @@ def on_device(request, monkeypatch):
     xp = pytest.importorskip(request.param)
     # array-api-strict's second device refuses to meet arrays of the default one, as a GPU would.
     device = xp.Device("device1") if request.param == "array_api_strict" else xp.device("cpu")
+    # In host memory numpy's kernels would serve these arrays: take the namespace's, as on a GPU.
+    monkeypatch.setattr(_array_api, "in_host_memory", lambda values: False)
     copies = []
     to_host = ArrayApiOps.to_host
 
@@ -142,7 +145,7 @@ def on_device(request, monkeypatch):
 
     def watch():
         monkeypatch.setattr(ArrayApiOps, "to_host", recorded)
-        monkeypatch.setattr(_grouping, "rank_queries", refused)
+        monkeypatch.setattr(NumpyOps, "rank_order", refused)
 
     def to_device(array):
         return xp.asarray(array, device=device)
@@ -154,16 +157,17 @@ def weights_of(qid):
     return (qid % 3 + 1.0) / 2.0  # constant within each query
 
 
-@pytest.mark.parametrize("name", IN_NAMESPACE)
+@pytest.mark.parametrize(
+    "name, k", [(name, k) for name in IN_NAMESPACE for k in ([None] if name == "bpref" else [None, 1, 3])]
+)
 @pytest.mark.parametrize("ties", TIES)
-@pytest.mark.parametrize("k", [None, 1, 3])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_core_metrics_stay_on_the_inputs_device(on_device, name, ties, k, weighted):
     to_device = on_device.to_device
     metric = METRICS[name]
     y_true, y_score, qid = rows(4)
     weight = weights_of(qid) if weighted else None
-    options = {"qid": qid, "k": k, "ties": ties, "sample_weight": weight}
+    options = {"qid": qid, "ties": ties, "sample_weight": weight, **({} if name == "bpref" else {"k": k})}
     expected, expected_mean = metric(y_true, y_score, average=False, **options), metric(y_true, y_score, **options)
     on_device_options = {
         **options,
@@ -249,11 +253,10 @@ def test_bad_input_on_the_device_gets_the_numpy_paths_message(y_true, y_score, o
 def test_numpy_and_array_api_paths_agree(name, data, ties):
     xps = pytest.importorskip("array_api_strict")
     y_true, y_score, qid, k = data
-    expected = METRICS[name](y_true, y_score, qid=qid, k=k, ties=ties, average=False)
+    options = {"ties": ties, "average": False, **({} if name == "bpref" else {"k": k})}
+    expected = METRICS[name](y_true, y_score, qid=qid, **options)
     with sklearn.config_context(array_api_dispatch=True):
-        values = METRICS[name](
-            xps.asarray(y_true), xps.asarray(y_score), qid=xps.asarray(qid), k=k, ties=ties, average=False
-        )
+        values = METRICS[name](xps.asarray(y_true), xps.asarray(y_score), qid=xps.asarray(qid), **options)
     np.testing.assert_allclose(host(values), expected, rtol=1e-12, atol=1e-15)
 
 
@@ -278,3 +281,62 @@ def test_the_array_operations_reduce_segments_as_numpy_does():
     np.testing.assert_allclose(
         host(ops.group_sum(on_device[0], on_device[2], 300)), np.bincount(groups, values, 300), rtol=1e-14
     )
+
+
+def test_report_stays_on_the_device_and_falls_back_to_the_host_for_err(on_device):
+    to_device = on_device.to_device
+    y_true, y_score, qid = rows(8)
+    y_true[qid == 4] = 0.0  # an undefined query: the report warns
+    inputs = (to_device(y_true), to_device(y_score))
+    metrics = ["ndcg@10", "map", "mrr", "precision@5", "bpref", "rbp(p=0.5)"]
+    expected = ranking_report(y_true, y_score, qid=qid, metrics=metrics, average=False)
+    expected_err = METRICS["err"](y_true, y_score, qid=qid, k=20, average=False)
+    with pytest.warns(UndefinedMetricWarning, match="scored zero_division"):
+        expected_means = ranking_report(y_true, y_score, qid=qid, metrics=metrics)
+    with sklearn.config_context(array_api_dispatch=True):
+        with_err = ranking_report(*inputs, qid=to_device(qid), metrics=["err@20", "ndcg"], average=False)
+        on_device.watch()
+        per_query = ranking_report(*inputs, qid=to_device(qid), metrics=metrics, average=False)
+        with pytest.warns(UndefinedMetricWarning, match="scored zero_division"):
+            means = ranking_report(*inputs, qid=to_device(qid), metrics=metrics)
+    assert per_query["qid"].device == on_device.device
+    for name, values in expected.items():
+        np.testing.assert_allclose(host(per_query[name]), values, rtol=1e-12, err_msg=name)
+    assert means == pytest.approx(expected_means, rel=1e-12)
+    assert with_err["err@20"].device == on_device.device
+    np.testing.assert_allclose(host(with_err["err@20"]), expected_err, rtol=1e-12)
+
+
+def test_judged_masks_of_bpref_and_rbp_on_the_device(on_device):
+    to_device = on_device.to_device
+    y_true, y_score, qid = rows(9)
+    judged = np.random.default_rng(9).random(len(qid)) < 0.7
+    bpref = METRICS["bpref"](y_true, y_score, qid=qid, judged=judged, average=False)
+    rbp = METRICS["rbp"](y_true, y_score, qid=qid, judged=judged, return_residual=True, k=5, average=False)
+    on_device.watch()
+    inputs = (to_device(y_true), to_device(y_score))
+    with sklearn.config_context(array_api_dispatch=True):
+        bpref_on_device = METRICS["bpref"](*inputs, qid=to_device(qid), judged=to_device(judged), average=False)
+        rbp_on_device = METRICS["rbp"](
+            *inputs, qid=to_device(qid), judged=to_device(judged), return_residual=True, k=5, average=False
+        )
+        with pytest.raises(ValueError, match="judged must be a boolean array"):
+            METRICS["bpref"](*inputs, qid=to_device(qid), judged=to_device(judged.astype(float)))
+    np.testing.assert_allclose(host(bpref_on_device), bpref, rtol=1e-12)
+    for found, expected in zip(rbp_on_device, rbp, strict=True):
+        np.testing.assert_allclose(host(found), expected, rtol=1e-12)
+
+
+def test_arrays_in_host_memory_take_numpys_kernels(monkeypatch):
+    torch = pytest.importorskip("torch")
+
+    def refused(*args, **kwargs):
+        raise AssertionError("sorted in the namespace")
+
+    y_true, y_score, qid = rows(10)
+    expected = METRICS["map"](y_true, y_score, qid=qid, average=False)
+    monkeypatch.setattr(ArrayApiOps, "rank_order", refused)
+    with sklearn.config_context(array_api_dispatch=True):
+        values = METRICS["map"](*(torch.as_tensor(array) for array in (y_true, y_score)), qid=qid, average=False)
+    assert isinstance(values, torch.Tensor)
+    np.testing.assert_allclose(values.numpy(), expected, rtol=1e-15)
