@@ -132,9 +132,10 @@ class ArrayApiOps:
 
     Everything stays in ``xp`` on ``device``: two stable sorts order the rows,
     and segment sums add each segment along a row of a zero-padded array (one
-    per class of segment sizes within a factor two), so a sum carries no
-    rounding from other segments, as numpy's ``reduceat`` does not. Only
-    integer counts come from differences of running sums, which are exact.
+    per class of segment sizes within a factor two), so that, as with numpy's
+    ``reduceat``, a sum carries no rounding from the segments before it (the
+    differences of one running sum would). Integer counts do come from
+    differences of running sums, which are exact for them.
     """
 
     def __init__(self, xp, device):
