@@ -186,6 +186,16 @@ class ArrayApiOps:
     def flatnonzero(self, mask):
         return self.xp.nonzero(mask)[0]
 
+    def repeat(self, values, counts):
+        """``values[i]`` repeated ``counts[i]`` times, by a search of each output place among the running ends.
+
+        Gathers only: CuPy's ``repeat`` takes no array of counts.
+        """
+        ends = self.cumsum(counts)
+        total = int(ends[-1]) if ends.shape[0] else 0
+        places = self.arange(total, dtype=ends.dtype)
+        return self.xp.take(values, self.xp.searchsorted(ends, places, side="right"))
+
     # Order.
     def stable_argsort(self, keys, *, descending=False):
         return self.xp.argsort(keys, stable=True, descending=descending)
@@ -212,7 +222,7 @@ class ArrayApiOps:
         return self.concat((starts[1:], self.asarray([n_rows], dtype=starts.dtype))) - starts
 
     def positions_in_segments(self, starts, n_rows):
-        return self.arange(n_rows) - self.xp.repeat(starts, self.segment_sizes(starts, n_rows))
+        return self.arange(n_rows) - self.repeat(starts, self.segment_sizes(starts, n_rows))
 
     def running_count(self, mask):
         return self.cumsum(self.astype(mask, self.xp.int64))
@@ -224,7 +234,7 @@ class ArrayApiOps:
     def segment_exclusive_cumsum(self, values, starts):
         """Sum of the (integer-valued) ``values`` before each one in its segment."""
         before = self.cumsum(values) - values
-        return before - self.xp.repeat(self.xp.take(before, starts), self.segment_sizes(starts, values.shape[0]))
+        return before - self.repeat(self.xp.take(before, starts), self.segment_sizes(starts, values.shape[0]))
 
     def segment_sum(self, values, starts):
         return self._segment_reduce(self.xp.sum, 0.0, values, starts, self.segment_sizes(starts, values.shape[0]))

@@ -256,7 +256,7 @@ def segment_rows(starts, sizes, ops=None):
     ops = NUMPY if ops is None else ops
     offsets = ops.cumsum(sizes) - sizes
     places = ops.positions_in_segments(offsets, int(ops.xp.sum(sizes)))
-    return ops.xp.repeat(starts, sizes) + places, offsets, places
+    return ops.repeat(starts, sizes) + places, offsets, places
 
 
 def size_classes(sizes):
@@ -301,7 +301,7 @@ class NumpyOps:
     """The array operations the metric kernels are written in, for numpy arrays.
 
     A kernel computes with the operators and the functions that numpy and the
-    Array API standard share (``where``, ``minimum``, ``take``, ``repeat``,
+    Array API standard share (``where``, ``minimum``, ``take``,
     ``searchsorted``, ``log2``, ...) of ``ops.xp``, and takes the rest from
     ``ops``: creation on the device, casts, running sums, stable orders and
     reductions over segments of rows. Here they are numpy's fastest routines
@@ -352,6 +352,9 @@ class NumpyOps:
 
     def flatnonzero(self, mask):
         return np.flatnonzero(mask)
+
+    def repeat(self, values, counts):
+        return np.repeat(values, counts)
 
     def stable_argsort(self, keys, *, descending=False):
         return np.argsort(-keys if descending else keys, kind="stable")
@@ -474,7 +477,7 @@ class Ranking:
 
     @property
     def query_of_row(self):
-        return self.xp.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), self.query_sizes)
+        return self.ops.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), self.query_sizes)
 
     # Tie blocks. The metrics work on blocks; without ties each row is its own
     # block and these methods hand the row arrays back unchanged.
@@ -502,7 +505,7 @@ class Ranking:
         if not self.has_ties:
             return self.query_of_row
         blocks_per_query = self.ops.segment_sizes(self.query_block_starts, self.block_starts.shape[0])
-        return self.xp.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), blocks_per_query)
+        return self.ops.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), blocks_per_query)
 
     def query_sum(self, values):
         """Sum of row ``values`` over each query."""

@@ -88,7 +88,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
         relevant_rows = ops.flatnonzero(relevant)
         n_found = n_relevant if ranking.retrieved is None else ranking.query_count(relevant)
-        query = xp.repeat(ops.arange(ranking.n_queries), n_found)
+        query = ops.repeat(ops.arange(ranking.n_queries), n_found)
         found_starts = (ops.cumsum(n_found) - n_found)[n_found > 0]
         found = ops.positions_in_segments(found_starts, relevant_rows.shape[0])
         ranks = ops.as_float(relevant_rows - xp.take(ranking.query_starts, query)) + 1.0

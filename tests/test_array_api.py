@@ -281,6 +281,9 @@ def test_the_array_operations_reduce_segments_as_numpy_does():
     np.testing.assert_allclose(
         host(ops.group_sum(on_device[0], on_device[2], 300)), np.bincount(groups, values, 300), rtol=1e-14
     )
+    counts = rng.integers(0, 4, 50)  # some zero
+    repeated = ops.repeat(ops.asarray(np.arange(50.0)), ops.asarray(counts))
+    np.testing.assert_array_equal(host(repeated), np.repeat(np.arange(50.0), counts))
 
 
 def test_report_stays_on_the_device_and_falls_back_to_the_host_for_err(on_device):
