@@ -343,3 +343,26 @@ def test_arrays_in_host_memory_take_numpys_kernels(monkeypatch):
         values = METRICS["map"](*(torch.as_tensor(array) for array in (y_true, y_score)), qid=qid, average=False)
     assert isinstance(values, torch.Tensor)
     np.testing.assert_allclose(values.numpy(), expected, rtol=1e-15)
+
+
+def cuda_torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+@pytest.mark.skipif(cuda_torch() is None, reason="needs PyTorch with a CUDA GPU")
+@pytest.mark.parametrize("ties", TIES)
+def test_every_in_namespace_metric_on_a_cuda_gpu(ties):
+    torch = cuda_torch()
+    y_true, y_score, qid = rows(11, n=3000)
+    on_gpu = [torch.as_tensor(array, device="cuda") for array in (y_true, y_score, qid)]
+    for name in IN_NAMESPACE:
+        options = {"ties": ties, "average": False, **({} if name == "bpref" else {"k": 10})}
+        with sklearn.config_context(array_api_dispatch=True):
+            values = METRICS[name](on_gpu[0], on_gpu[1], qid=on_gpu[2], **options)
+        assert values.device.type == "cuda"
+        expected = METRICS[name](y_true, y_score, qid=qid, **options)
+        np.testing.assert_allclose(values.cpu().numpy(), expected, rtol=1e-12, atol=1e-15, err_msg=name)
