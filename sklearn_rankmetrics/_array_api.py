@@ -6,13 +6,13 @@ inputs (float64 where the device has it); with dispatch off, everything is
 numpy, as for any array-like. ``array-api-compat`` is imported only when a
 non-numpy array arrives.
 
-The kernels of every metric but ERR are written in a small set of array
-operations, :class:`ArrayApiOps` here and ``NumpyOps`` for numpy, so that
-under dispatch they run in the inputs' namespace and on their device (one
-algorithm per metric). Arrays in host memory (PyTorch's CPU tensors) are
-viewed by numpy instead, whose kernels are faster on the CPU; ERR, the
-diversity metrics, interpolated precision and coverage copy their inputs to
-the host and compute with numpy.
+The kernels of the registered metrics (NDCG to RBP) and of their report are
+written in a small set of array operations, :class:`ArrayApiOps` here and
+``NumpyOps`` for numpy, so that under dispatch they run in the inputs'
+namespace and on their device (one algorithm per metric). Arrays in host
+memory (PyTorch's CPU tensors) are viewed by numpy instead, whose kernels are
+faster on the CPU. The diversity metrics, interpolated precision and
+coverage copy their inputs to the host and compute with numpy.
 """
 
 import functools
@@ -237,32 +237,54 @@ class ArrayApiOps:
         return before - self.repeat(self.xp.take(before, starts), self.segment_sizes(starts, values.shape[0]))
 
     def segment_sum(self, values, starts):
-        return self._segment_reduce(self.xp.sum, 0.0, values, starts, self.segment_sizes(starts, values.shape[0]))
+        return self._segment_reduce(self.xp.sum, 0.0, values, starts)
 
     def segment_max(self, values, starts):
-        return self._segment_reduce(self.xp.max, -np.inf, values, starts, self.segment_sizes(starts, values.shape[0]))
+        return self._segment_reduce(self.xp.max, -np.inf, values, starts)
+
+    def segment_prod(self, values, starts):
+        return self._segment_reduce(self.xp.prod, 1.0, values, starts)
 
     def group_sum(self, values, groups, n_groups):
         """Sum of ``values`` over each group 0 .. n_groups - 1, for non-decreasing ``groups`` (empty groups: 0)."""
         starts = self.xp.searchsorted(groups, self.arange(n_groups, dtype=groups.dtype))
-        return self._segment_reduce(self.xp.sum, 0.0, values, starts, self.segment_sizes(starts, values.shape[0]))
+        return self.segment_sum(values, starts)
 
-    def _segment_reduce(self, reduce, identity, values, starts, sizes):
+    def segment_exclusive_cumprod(self, values, starts):
+        """Product of the values above each one in its segment (1 for a segment's first)."""
         xp = self.xp
         if values.shape[0] == 0:
-            return xp.full(starts.shape[0], identity, dtype=values.dtype, device=self.device)
+            return values
+        scanned, rows = [], []
+        for _, inside, cells, padded in self._padded_classes(values, starts, 1.0):
+            scanned.append(xp.cumulative_prod(padded, axis=1, include_initial=True)[:, :-1][inside])
+            rows.append(cells[inside])
+        # Back from the classes' order to the rows' (the cells inside are every row, once).
+        return xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
+
+    def _segment_reduce(self, reduce, identity, values, starts):
+        if values.shape[0] == 0:
+            return self.xp.full(starts.shape[0], identity, dtype=values.dtype, device=self.device)
+        reduced, members_in_order = [], []
+        for members, _, _, padded in self._padded_classes(values, starts, identity):
+            reduced.append(reduce(padded, axis=1))
+            members_in_order.append(members)
+        return self.xp.take(self.concat(reduced), self.stable_argsort(self.concat(members_in_order)))
+
+    def _padded_classes(self, values, starts, identity):
+        """For each class of segments by size: its members, the mask of the cells of their padded array
+        that hold a row, those cells' rows, and the padded array (``identity`` in the other cells)."""
+        xp = self.xp
+        sizes = self.segment_sizes(starts, values.shape[0])
         # The class c holds the sizes in (2**(c-1), 2**c]; its padded array is 2**c wide.
         classes = xp.astype(xp.ceil(xp.log2(self.as_float(xp.maximum(sizes, 1)))), xp.int64)
-        reduced, members_in_order = [], []
         for size_class in self.to_host(xp.unique_values(classes)).tolist():
             members = self.flatnonzero(classes == size_class)
             columns = self.arange(2**size_class)
             inside = columns < xp.take(sizes, members)[:, None]
             cells = xp.where(inside, xp.take(starts, members)[:, None] + columns, 0)
             padded = xp.reshape(xp.take(values, xp.reshape(cells, (-1,))), cells.shape)
-            reduced.append(reduce(xp.where(inside, padded, identity), axis=1))
-            members_in_order.append(members)
-        return xp.take(self.concat(reduced), self.stable_argsort(self.concat(members_in_order)))
+            yield members, inside, cells, xp.where(inside, padded, identity)
 
     def weighted_mean(self, values, weights=None):
         if weights is None:

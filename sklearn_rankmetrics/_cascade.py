@@ -10,7 +10,7 @@ import numpy as np
 from ._array_api import array_api_support
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._docs import fill_doc
-from ._grouping import evaluate, padded_segments, positions_in_segments, segment_accumulate, segment_rows, size_classes
+from ._grouping import evaluate, padded_segments, segment_accumulate, segment_rows, size_classes
 from ._precision import relevance
 from ._validation import check_real
 
@@ -19,14 +19,6 @@ def inclusive_cumprod(values, positions):
     """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based)."""
     starts = np.flatnonzero(positions == 0)
     return segment_accumulate(np.multiply, values, starts, np.diff(np.append(starts, len(values))))
-
-
-def exclusive_cumprod(values, positions):
-    """Product of the values of the rows above each row in its segment (1 for a segment's first row)."""
-    exclusive = np.ones_like(values)
-    exclusive[1:] = inclusive_cumprod(values, positions)[:-1]
-    exclusive[positions == 0] = 1.0
-    return exclusive
 
 
 def symmetric_means(values, starts, sizes, width):
@@ -596,9 +588,10 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
 
 
 def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
+    ops, xp = ranking.ops, ranking.xp
     k = ranking.cutoff(k)
     labels = ranking.labels
-    top = ranking.judged_labels.max()
+    top = ranking.top_label
     if max_grade is None:
         max_grade = top
     else:
@@ -613,29 +606,46 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
             f"ERR computes 2**label, which overflows float64 for labels above {MAX_EXPONENTIAL_LABEL}; "
             f"got max_grade={max_grade:g}. Rescale the labels."
         )
+    scale = float(np.exp2(max_grade))
 
     def stop(rows):  # (2**g - 1) / 2**max_grade, only for the rows that can matter
-        return of_labels(lambda grade: (np.exp2(grade) - 1.0) / np.exp2(max_grade), labels[rows])
+        return of_labels(lambda grade: (ops.exp2(grade) - 1.0) / scale, xp.take(labels, rows), ops)
 
     if not ranking.has_ties:
         rows, starts, positions = ranking.top(k)
         stops = stop(rows)
-        contribution = exclusive_cumprod(1.0 - stops, positions) * stops / (positions + 1.0)
-        return np.add.reduceat(contribution, starts), ranking.has_relevant()
+        contribution = ops.segment_exclusive_cumprod(1.0 - stops, starts) * stops / (ops.as_float(positions) + 1.0)
+        return ops.segment_sum(contribution, starts), ranking.has_relevant()
     # The blocks that start above rank k (a prefix of each query's), each reached with the product of
     # the go-on probabilities of the blocks above it; a tie block gives its expected value.
     blocks, rows, offsets = ranking.blocks_above(k or ranking.n_rows)
-    first_blocks = np.searchsorted(blocks, ranking.query_block_starts)
+    first_blocks = xp.searchsorted(blocks, ranking.query_block_starts)
     stops = stop(rows)
     go_on = 1.0 - stops
-    reach = exclusive_cumprod(np.multiply.reduceat(go_on, offsets), positions_in_segments(first_blocks, len(blocks)))
-    sizes, first = ranking.block_sizes[blocks], ranking.block_first[blocks]
-    value = stops[offsets] / (first + 1.0)
+    reach = ops.segment_exclusive_cumprod(ops.segment_prod(go_on, offsets), first_blocks)
+    sizes, first = xp.take(ranking.block_sizes, blocks), xp.take(ranking.block_first, blocks)
+    value = xp.take(stops, offsets) / (ops.as_float(first) + 1.0)
     tied = sizes > 1
-    if tied.any():
-        value[tied] = tied_reciprocal_stops(go_on, offsets[tied], sizes[tied], first[tied], k)
-    err = np.add.reduceat(reach * value, first_blocks)
-    return err, ranking.has_relevant()
+    if bool(xp.any(tied)):
+        value = xp.where(tied, tied_block_stops(ops, go_on, offsets, sizes, first, tied, k), value)
+    return ops.segment_sum(reach * value, first_blocks), ranking.has_relevant()
+
+
+def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k):
+    """:func:`tied_reciprocal_stops` of the ``tied`` blocks, on the host, spread back over all the blocks.
+
+    Their exact expectations are numpy code: only the rows of the tied blocks
+    travel to the host, and the results come back in ``ops``'s namespace,
+    each at its block (the other blocks get 0).
+    """
+    xp = ops.xp
+    blocks = ops.flatnonzero(tied)
+    tied_offsets, tied_sizes = xp.take(offsets, blocks), xp.take(sizes, blocks)
+    rows, tied_starts = segment_rows(tied_offsets, tied_sizes, ops)[:2]
+    host = [ops.to_host(array) for array in (xp.take(go_on, rows), tied_starts, tied_sizes, xp.take(first, blocks))]
+    stops = ops.asarray(np.concatenate(([0.0], tied_reciprocal_stops(*host, k))))
+    # Block b takes the value of the tied block it is (its rank among them, from 1), the others the 0 in front.
+    return xp.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
 
 
 @array_api_support(in_namespace=True)
@@ -709,7 +719,7 @@ def mean_reciprocal_rank_score(
     )
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def expected_reciprocal_rank_score(
     y_true,

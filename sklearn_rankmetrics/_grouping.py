@@ -392,6 +392,16 @@ class NumpyOps:
     def segment_max(self, values, starts):
         return np.maximum.reduceat(values, starts)
 
+    def segment_prod(self, values, starts):
+        return np.multiply.reduceat(values, starts)
+
+    def segment_exclusive_cumprod(self, values, starts):
+        """Product of the values above each one in its segment (1 for a segment's first)."""
+        exclusive = np.ones_like(values)
+        exclusive[1:] = segment_accumulate(np.multiply, values, starts, self.segment_sizes(starts, len(values)))[:-1]
+        exclusive[starts] = 1.0
+        return exclusive
+
     def group_sum(self, values, groups, n_groups):
         return np.bincount(groups, weights=values, minlength=n_groups)
 
