@@ -6,12 +6,12 @@ inputs (float64 where the device has it); with dispatch off, everything is
 numpy, as for any array-like. ``array-api-compat`` is imported only when a
 non-numpy array arrives.
 
-The kernels of the registered metrics (NDCG to RBP) and of their report are
-written in a small set of array operations, :class:`ArrayApiOps` here and
-``NumpyOps`` for numpy, so that under dispatch they run in the inputs'
-namespace and on their device (one algorithm per metric). Arrays in host
-memory (PyTorch's CPU tensors) are viewed by numpy instead, whose kernels are
-faster on the CPU. The diversity metrics, interpolated precision and
+The kernels of the registered metrics (NDCG to RBP), of their report and of
+interpolated precision are written in a small set of array operations,
+:class:`ArrayApiOps` here and ``NumpyOps`` for numpy, so that under dispatch
+they run in the inputs' namespace and on their device (one algorithm per
+metric). Arrays in host memory (PyTorch's CPU tensors) are viewed by numpy
+instead, whose kernels are faster on the CPU. The diversity metrics and
 coverage copy their inputs to the host and compute with numpy.
 """
 
@@ -260,6 +260,21 @@ class ArrayApiOps:
             scanned.append(xp.cumulative_prod(padded, axis=1, include_initial=True)[:, :-1][inside])
             rows.append(cells[inside])
         # Back from the classes' order to the rows' (the cells inside are every row, once).
+        return xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
+
+    def segment_suffix_max(self, values, starts):
+        """Largest value at or after each one in its segment (the standard has no running maximum:
+        log2(width) steps, each the maximum with the padded rows shifted by a doubling stride)."""
+        xp = self.xp
+        scanned, rows = [], []
+        for _, inside, cells, padded in self._padded_classes(values, starts, -np.inf):
+            stride = 1
+            while stride < padded.shape[1]:
+                beyond = xp.full((padded.shape[0], stride), -np.inf, dtype=padded.dtype, device=self.device)
+                padded = xp.maximum(padded, xp.concat((padded[:, stride:], beyond), axis=1))
+                stride *= 2
+            scanned.append(padded[inside])
+            rows.append(cells[inside])
         return xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
 
     def _segment_reduce(self, reduce, identity, values, starts):

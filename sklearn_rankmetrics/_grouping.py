@@ -395,6 +395,16 @@ class NumpyOps:
     def segment_prod(self, values, starts):
         return np.multiply.reduceat(values, starts)
 
+    def segment_suffix_max(self, values, starts):
+        """Largest value at or after each one in its segment."""
+        # On the ranks of the distinct values, offset so that each segment (scanned
+        # backwards) outranks those after it, one running maximum serves every
+        # segment exactly.
+        segment = np.repeat(np.arange(len(starts)), self.segment_sizes(starts, len(values)))
+        distinct, value_rank = np.unique(values, return_inverse=True)
+        offset = (len(starts) - 1 - segment) * len(distinct)
+        return distinct[np.maximum.accumulate((value_rank.reshape(-1) + offset)[::-1])[::-1] - offset]
+
     def segment_exclusive_cumprod(self, values, starts):
         """Product of the values above each one in its segment (1 for a segment's first)."""
         exclusive = np.ones_like(values)

@@ -10,7 +10,7 @@ import numpy as np
 from ._array_api import array_api_support
 from ._dcg import _dcg
 from ._docs import fill_doc
-from ._grouping import evaluate, judged_in_rank_order, positions_in_segments, rank_queries, ratio
+from ._grouping import evaluate, judged_in_rank_order, rank_queries, ratio
 from ._precision import relevance
 from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division
 
@@ -79,27 +79,25 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
             "interpolated precision is defined on one ordering of the documents and cannot average ties; "
             "use ties='stable', 'pessimistic' or 'optimistic' (or, for TREC runs, ties=None)."
         )
-    levels = check_recall_levels(recall_levels)
+    ops, xp = ranking.ops, ranking.xp
+    levels = ops.asarray(check_recall_levels(recall_levels))
     relevant, n_relevant, _ = relevance(ranking, relevance_threshold)
-    rows = np.flatnonzero(relevant)
+    rows = ops.flatnonzero(relevant)
+    if rows.shape[0] == 0:
+        return ops.zeros((ranking.n_queries, levels.shape[0])), n_relevant > 0
     n_found = ranking.query_count(relevant)
-    query = np.repeat(np.arange(ranking.n_queries), n_found)
-    found_starts = np.cumsum(n_found) - n_found
-    found = positions_in_segments(found_starts[n_found > 0], len(rows)) + 1.0
-    precision = found / (rows - ranking.query_starts[query] + 1.0)
-    # Interpolated precision at the j-th relevant document: the best precision at
-    # it or below, a suffix maximum within each query. On the ranks of the distinct
-    # values, offset so that each query (scanned backwards) outranks those after it,
-    # one running maximum serves every query exactly.
-    distinct, value_rank = np.unique(precision, return_inverse=True)
-    offset = (ranking.n_queries - 1 - query) * len(distinct)
-    best_below = np.maximum.accumulate((value_rank.reshape(-1) + offset)[::-1])[::-1] - offset
-    best_below = distinct[best_below] if len(rows) else np.zeros(0)
+    query = ops.repeat(ops.arange(ranking.n_queries), n_found)
+    found_starts = ops.cumsum(n_found) - n_found
+    segments = found_starts[n_found > 0]
+    found = ops.as_float(ops.positions_in_segments(segments, rows.shape[0])) + 1.0
+    precision = found / (ops.as_float(rows - xp.take(ranking.query_starts, query)) + 1.0)
+    # Interpolated precision at the j-th relevant document: the best precision at it or below.
+    best_below = ops.segment_suffix_max(precision, segments)
     # trec_eval's cutoff for recall level x: the round(x R)-th relevant document.
-    needed = np.floor(np.outer(n_relevant, levels) + 0.5).astype(np.int64)
+    needed = ops.astype(xp.floor(ops.as_float(n_relevant)[:, None] * levels[None, :] + 0.5), xp.int64)
     reached = (needed <= n_found[:, None]) & (n_found[:, None] > 0)
-    index = np.minimum(found_starts[:, None] + np.maximum(needed, 1) - 1, max(len(rows) - 1, 0))
-    values = np.where(reached, best_below[index] if len(rows) else 0.0, 0.0)
+    index = xp.minimum(found_starts[:, None] + xp.maximum(needed, 1) - 1, rows.shape[0] - 1)
+    values = xp.where(reached, xp.reshape(xp.take(best_below, xp.reshape(index, (-1,))), index.shape), 0.0)
     return values, n_relevant > 0
 
 
@@ -278,7 +276,7 @@ def rank_biased_precision_score(
     return score, ranking.aggregate(residual, defined, average=average, zero_division=zero_division)
 
 
-@array_api_support
+@array_api_support(in_namespace=True)
 @fill_doc
 def interpolated_precision_score(
     y_true,
@@ -344,5 +342,8 @@ def interpolated_precision_score(
     values, defined = _interpolated_precision(
         ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold
     )
-    columns = [ranking.aggregate(column, defined, average=average, zero_division=zero_division) for column in values.T]
-    return np.array(columns) if average else np.column_stack(columns).reshape(ranking.n_queries, -1)
+    columns = [
+        ranking.aggregate(values[:, level], defined, average=average, zero_division=zero_division)
+        for level in range(values.shape[1])
+    ]
+    return ranking.ops.asarray(np.array(columns)) if average else ranking.xp.stack(columns, axis=1)

@@ -373,3 +373,37 @@ def test_every_in_namespace_metric_on_a_cuda_gpu(ties):
         assert values.device.type == "cuda"
         expected = METRICS[name](y_true, y_score, qid=qid, **options)
         np.testing.assert_allclose(values.cpu().numpy(), expected, rtol=1e-12, atol=1e-15, err_msg=name)
+
+
+@pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic"])
+@pytest.mark.parametrize("recall_levels", [None, [0.0, 0.33, 1.0]])
+def test_interpolated_precision_on_the_device(on_device, ties, recall_levels):
+    to_device = on_device.to_device
+    y_true, y_score, qid = rows(12, n=300)
+    y_true[qid == 3] = 0.0  # a query without a relevant document
+    options = {"ties": ties, **({} if recall_levels is None else {"recall_levels": recall_levels})}
+    expected = interpolated_precision_score(y_true, y_score, qid=qid, average=False, **options)
+    expected_means = interpolated_precision_score(y_true, y_score, qid=qid, **options)
+    on_device.watch()
+    with sklearn.config_context(array_api_dispatch=True):
+        inputs = (to_device(y_true), to_device(y_score))
+        per_query = interpolated_precision_score(*inputs, qid=to_device(qid), average=False, **options)
+        means = interpolated_precision_score(*inputs, qid=to_device(qid), **options)
+    assert per_query.device == means.device == on_device.device
+    np.testing.assert_allclose(host(per_query), expected, rtol=1e-12)
+    np.testing.assert_allclose(host(means), expected_means, rtol=1e-12)
+    assert max(on_device.copies, default=0) <= len(np.unique(qid))
+
+
+def test_the_segment_suffix_maximum_in_the_namespace():
+    xps = pytest.importorskip("array_api_strict")
+    ops = ArrayApiOps(xps, xps.Device("device1"))
+    rng = np.random.default_rng(13)
+    sizes = np.concatenate((rng.integers(1, 70, 100), [700]))
+    starts = np.cumsum(sizes) - sizes
+    values = rng.random(int(sizes.sum())).round(2)
+    expected = np.concatenate(
+        [np.maximum.accumulate(values[s : s + n][::-1])[::-1] for s, n in zip(starts, sizes, strict=True)]
+    )
+    np.testing.assert_array_equal(NUMPY.segment_suffix_max(values, starts), expected)
+    np.testing.assert_array_equal(host(ops.segment_suffix_max(ops.asarray(values), ops.asarray(starts))), expected)
