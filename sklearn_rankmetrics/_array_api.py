@@ -170,6 +170,10 @@ class ArrayApiOps:
     def as_float(self, array):
         return self.xp.astype(array, self.float64)
 
+    def as_weights(self, mask):
+        """A boolean mask to multiply floats by: floats (the standard does not mix the kinds)."""
+        return self.as_float(mask)
+
     def exp2(self, array):
         return 2.0**array
 
@@ -185,6 +189,9 @@ class ArrayApiOps:
 
     def flatnonzero(self, mask):
         return self.xp.nonzero(mask)[0]
+
+    def take(self, values, indices):
+        return self.xp.take(values, indices)
 
     def repeat(self, values, counts):
         """``values[i]`` repeated ``counts[i]`` times, by a search of each output place among the running ends.
@@ -252,30 +259,34 @@ class ArrayApiOps:
 
     def segment_exclusive_cumprod(self, values, starts):
         """Product of the values above each one in its segment (1 for a segment's first)."""
-        xp = self.xp
+        return self._segment_scan(
+            lambda padded: self.xp.cumulative_prod(padded, axis=1, include_initial=True)[:, :-1], 1.0, values, starts
+        )
+
+    def segment_suffix_max(self, values, starts):
+        """Largest value at or after each one in its segment."""
+        return self._segment_scan(self._suffix_max, -np.inf, values, starts)
+
+    def _suffix_max(self, padded):
+        # The standard has no running maximum: log2(width) steps, each the maximum with the rows
+        # shifted by a doubling stride.
+        xp, stride = self.xp, 1
+        while stride < padded.shape[1]:
+            beyond = xp.full((padded.shape[0], stride), -np.inf, dtype=padded.dtype, device=self.device)
+            padded = xp.maximum(padded, xp.concat((padded[:, stride:], beyond), axis=1))
+            stride *= 2
+        return padded
+
+    def _segment_scan(self, scan, identity, values, starts):
+        """``scan`` (along the rows of a padded array) of the values of each segment, back in the values' order."""
         if values.shape[0] == 0:
             return values
         scanned, rows = [], []
-        for _, inside, cells, padded in self._padded_classes(values, starts, 1.0):
-            scanned.append(xp.cumulative_prod(padded, axis=1, include_initial=True)[:, :-1][inside])
+        for _, inside, cells, padded in self._padded_classes(values, starts, identity):
+            scanned.append(scan(padded)[inside])
             rows.append(cells[inside])
         # Back from the classes' order to the rows' (the cells inside are every row, once).
-        return xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
-
-    def segment_suffix_max(self, values, starts):
-        """Largest value at or after each one in its segment (the standard has no running maximum:
-        log2(width) steps, each the maximum with the padded rows shifted by a doubling stride)."""
-        xp = self.xp
-        scanned, rows = [], []
-        for _, inside, cells, padded in self._padded_classes(values, starts, -np.inf):
-            stride = 1
-            while stride < padded.shape[1]:
-                beyond = xp.full((padded.shape[0], stride), -np.inf, dtype=padded.dtype, device=self.device)
-                padded = xp.maximum(padded, xp.concat((padded[:, stride:], beyond), axis=1))
-                stride *= 2
-            scanned.append(padded[inside])
-            rows.append(cells[inside])
-        return xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
+        return self.xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
 
     def _segment_reduce(self, reduce, identity, values, starts):
         if values.shape[0] == 0:

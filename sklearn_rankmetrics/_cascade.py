@@ -15,12 +15,6 @@ from ._precision import relevance
 from ._validation import check_real
 
 
-def inclusive_cumprod(values, positions):
-    """Product of the values of each row and of the rows above it in its segment (``positions`` 0-based)."""
-    starts = np.flatnonzero(positions == 0)
-    return segment_accumulate(np.multiply, values, starts, np.diff(np.append(starts, len(values))))
-
-
 def symmetric_means(values, starts, sizes, width):
     """Elementary symmetric means of the values of each block, one row per block, degrees 0 .. width - 1.
 
@@ -552,7 +546,7 @@ def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
     m, r = np.repeat(sizes, places).astype(np.float64), np.repeat(n_relevant, places).astype(np.float64)
     # Factor j (j >= 1) of the product is (m - r - j + 1) / (m - j); P_0 = r / m.
     factors = np.where(j == 0, r / m, (m - r - j + 1.0) / (m - j))
-    probability = inclusive_cumprod(factors, j)
+    probability = segment_accumulate(np.multiply, factors, block_starts, places)
     return np.add.reduceat(probability / (np.repeat(first, places) + j + 1.0), block_starts)
 
 
@@ -568,14 +562,14 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
         if relevant_rows.shape[0] == 0:
             return ops.zeros(ranking.n_queries), n_relevant > 0
         following = xp.minimum(xp.searchsorted(relevant_rows, ranking.query_starts), relevant_rows.shape[0] - 1)
-        first = xp.maximum(xp.take(relevant_rows, following) - ranking.query_starts, 0)
+        first = xp.maximum(ops.take(relevant_rows, following) - ranking.query_starts, 0)
         return xp.where(found & (first < limit), 1.0 / (ops.as_float(first) + 1.0), 0.0), n_relevant > 0
     # The first block that holds a relevant document decides. There is at most
     # one per query, so their expectations are computed on the host.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
     blocks = ops.flatnonzero(deciding)
     first, sizes, relevant_in_block, query = (
-        ops.to_host(xp.take(values, blocks))
+        ops.to_host(ops.take(values, blocks))
         for values in (ranking.block_first, ranking.block_sizes, in_block, ranking.query_of_block)
     )
     value = 1.0 / (first + 1.0)
@@ -609,7 +603,7 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     scale = float(np.exp2(max_grade))
 
     def stop(rows):  # (2**g - 1) / 2**max_grade, only for the rows that can matter
-        return of_labels(lambda grade: (ops.exp2(grade) - 1.0) / scale, xp.take(labels, rows), ops)
+        return of_labels(lambda grade: (ops.exp2(grade) - 1.0) / scale, ops.take(labels, rows), ops)
 
     if not ranking.has_ties:
         rows, starts, positions = ranking.top(k)
@@ -623,8 +617,8 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     stops = stop(rows)
     go_on = 1.0 - stops
     reach = ops.segment_exclusive_cumprod(ops.segment_prod(go_on, offsets), first_blocks)
-    sizes, first = xp.take(ranking.block_sizes, blocks), xp.take(ranking.block_first, blocks)
-    value = xp.take(stops, offsets) / (ops.as_float(first) + 1.0)
+    sizes, first = ops.take(ranking.block_sizes, blocks), ops.take(ranking.block_first, blocks)
+    value = ops.take(stops, offsets) / (ops.as_float(first) + 1.0)
     tied = sizes > 1
     if bool(xp.any(tied)):
         value = xp.where(tied, tied_block_stops(ops, go_on, offsets, sizes, first, tied, k), value)
@@ -640,12 +634,12 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k):
     """
     xp = ops.xp
     blocks = ops.flatnonzero(tied)
-    tied_offsets, tied_sizes = xp.take(offsets, blocks), xp.take(sizes, blocks)
+    tied_offsets, tied_sizes = ops.take(offsets, blocks), ops.take(sizes, blocks)
     rows, tied_starts = segment_rows(tied_offsets, tied_sizes, ops)[:2]
-    host = [ops.to_host(array) for array in (xp.take(go_on, rows), tied_starts, tied_sizes, xp.take(first, blocks))]
+    host = [ops.to_host(array) for array in (ops.take(go_on, rows), tied_starts, tied_sizes, ops.take(first, blocks))]
     stops = ops.asarray(np.concatenate(([0.0], tied_reciprocal_stops(*host, k))))
     # Block b takes the value of the tied block it is (its rank among them, from 1), the others the 0 in front.
-    return xp.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
+    return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
 
 
 @array_api_support(in_namespace=True)

@@ -41,7 +41,7 @@ def of_labels(function, labels, ops=None):
     low, top = int(xp.min(whole)), int(xp.max(whole))
     if low < 0 or top > MAX_EXPONENTIAL_LABEL or not bool(xp.all(ops.as_float(whole) == labels)):
         return function(labels)
-    return xp.take(function(ops.arange(top + 1, dtype=ops.float64)), whole)
+    return ops.take(function(ops.arange(top + 1, dtype=ops.float64)), whole)
 
 
 def rank_weights(discount, n_ranks, k=None):
@@ -61,6 +61,11 @@ def rank_weights(discount, n_ranks, k=None):
     if k is not None:
         weights[k:] = 0.0
     return weights
+
+
+def cumulative_weights(weights, ops):
+    """0, then the running sums of the rank ``weights``: summed on the host, so the same on every device."""
+    return ops.asarray(np.concatenate(([0.0], np.cumsum(weights))))
 
 
 def sum_safe_scale(top_gain, n_terms):
@@ -95,18 +100,18 @@ def ideal_dcg(ranking, gain, weights, scale=1.0):
         # Small integer grades: the ideal ranking puts the documents of grade >= g
         # first, so the count of each per query fixes the ranks each grade fills.
         # No second sort.
-        cumulative = ops.asarray(np.concatenate(([0.0], np.cumsum(weights))))
+        cumulative = cumulative_weights(weights, ops)
         ideal = ops.zeros(ranking.n_queries)
         above = ops.zeros(ranking.n_queries, dtype=xp.int64)
         for grade in range(int(top), 0, -1):
             at_least = ranking.query_count(grades >= grade)
-            filled = xp.take(cumulative, at_least) - xp.take(cumulative, above)
+            filled = ops.take(cumulative, at_least) - ops.take(cumulative, above)
             ideal += float(gain_values(np.float64(grade), gain)) * filled
             above = at_least
         return ideal
-    descending = xp.take(labels, ops.rank_order(ranking.query_of_row, labels)[0])
+    descending = ops.take(labels, ops.rank_order(ranking.query_of_row, labels)[0])
     weights = ops.asarray(weights)
-    return ranking.query_sum(gain_values(descending, gain, ops) * scale * xp.take(weights, ranking.positions))
+    return ranking.query_sum(gain_values(descending, gain, ops) * scale * ops.take(weights, ranking.positions))
 
 
 def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, metric="DCG"):
@@ -128,10 +133,9 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
 
 
 def plain_dcg(ranking, gains, weights, k):
-    xp = ranking.xp
+    ops = ranking.ops
     rows, starts, positions = ranking.top(k)
-    weights = ranking.ops.asarray(weights)
-    return ranking.ops.segment_sum(xp.take(gains, rows) * xp.take(weights, positions), starts)
+    return ops.segment_sum(ops.take(gains, rows) * ops.take(ops.asarray(weights), positions), starts)
 
 
 def tie_averaged_dcg(ranking, gains, weights, k):
@@ -139,11 +143,11 @@ def tie_averaged_dcg(ranking, gains, weights, k):
     # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
     ops, xp = ranking.ops, ranking.xp
     blocks, rows, offsets = ranking.blocks_above(len(weights) if k is None else k)
-    cumulative = ops.asarray(np.concatenate(([0.0], np.cumsum(weights))))
-    first, sizes = xp.take(ranking.block_first, blocks), xp.take(ranking.block_sizes, blocks)
-    filled = xp.take(cumulative, xp.minimum(first + sizes, len(weights))) - xp.take(cumulative, first)
-    block_gains = ops.segment_sum(xp.take(gains, rows), offsets) / ops.as_float(sizes) * filled
-    return ops.group_sum(block_gains, xp.take(ranking.query_of_block, blocks), ranking.n_queries)
+    cumulative = cumulative_weights(weights, ops)
+    first, sizes = ops.take(ranking.block_first, blocks), ops.take(ranking.block_sizes, blocks)
+    filled = ops.take(cumulative, xp.minimum(first + sizes, len(weights))) - ops.take(cumulative, first)
+    block_gains = ops.segment_sum(ops.take(gains, rows), offsets) / ops.as_float(sizes) * filled
+    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries)
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):

@@ -301,10 +301,10 @@ class NumpyOps:
     """The array operations the metric kernels are written in, for numpy arrays.
 
     A kernel computes with the operators and the functions that numpy and the
-    Array API standard share (``where``, ``minimum``, ``take``,
-    ``searchsorted``, ``log2``, ...) of ``ops.xp``, and takes the rest from
-    ``ops``: creation on the device, casts, running sums, stable orders and
-    reductions over segments of rows. Here they are numpy's fastest routines
+    Array API standard share (``where``, ``minimum``, ``searchsorted``,
+    ``log2``, ...) of ``ops.xp``, and takes the rest from ``ops``: creation on
+    the device, casts, gathers, running sums, stable orders and reductions
+    over segments of rows. Here they are numpy's fastest routines
     (``reduceat``, ``bincount``, the radix sorts of :func:`rank_order`);
     :class:`~sklearn_rankmetrics._array_api.ArrayApiOps` gives the same
     operations in another namespace, so that one algorithm per metric serves
@@ -344,8 +344,9 @@ class NumpyOps:
     def as_float(self, array):
         return array.astype(np.float64)
 
-    def concat(self, arrays):
-        return np.concatenate(arrays)
+    def as_weights(self, mask):
+        """A boolean mask to multiply floats by: as it is (numpy does so as fast, without a copy)."""
+        return mask
 
     def cumsum(self, array, dtype=None):
         return np.cumsum(array, dtype=dtype)
@@ -353,11 +354,11 @@ class NumpyOps:
     def flatnonzero(self, mask):
         return np.flatnonzero(mask)
 
+    def take(self, values, indices):
+        return values[indices]  # np.take first copies int32 indices to intp: twice as slow
+
     def repeat(self, values, counts):
         return np.repeat(values, counts)
-
-    def stable_argsort(self, keys, *, descending=False):
-        return np.argsort(-keys if descending else keys, kind="stable")
 
     def differs_from_previous(self, values):
         return differs_from_previous(values)
@@ -513,7 +514,7 @@ class Ranking:
     @cached_property
     def block_first(self):
         """0-based position in its query of the first row of each block."""
-        return self.xp.take(self.positions, self.block_starts) if self.has_ties else self.positions
+        return self.ops.take(self.positions, self.block_starts) if self.has_ties else self.positions
 
     @cached_property
     def query_block_starts(self):
@@ -552,7 +553,7 @@ class Ranking:
         if cutoff is None:
             return self.ops.as_float(self.block_sizes) if self.has_ties else self.ops.ones(self.n_rows)
         if getattr(cutoff, "ndim", 0) == 1:
-            cutoff = self.xp.take(cutoff, self.query_of_block)
+            cutoff = self.ops.take(cutoff, self.query_of_block)
         if not self.has_ties:
             return self.ops.as_float(self.positions < cutoff)
         return self.ops.as_float(self.xp.minimum(self.xp.maximum(cutoff - self.block_first, 0), self.block_sizes))
@@ -564,7 +565,7 @@ class Ranking:
     def blocks_above(self, k):
         """The blocks that start above rank ``k``, and their rows (with ties)."""
         blocks = self.ops.flatnonzero(self.block_first < k)
-        take = self.xp.take
+        take = self.ops.take
         return blocks, *segment_rows(take(self.block_starts, blocks), take(self.block_sizes, blocks), self.ops)[:2]
 
     def cutoff(self, k):
@@ -591,8 +592,8 @@ class Ranking:
 
         Returns the boolean mask of the retrieved ones, the number of relevant
         rows per query (retrieved or not: the denominator of recall) and the
-        number of retrieved relevant rows per block, as floats (the mask itself
-        without ties, in numpy).
+        number of retrieved relevant rows per block (without ties, the mask as
+        weights: :meth:`NumpyOps.as_weights`).
         """
         if threshold not in self._relevance:
             ops = self.ops
@@ -603,8 +604,8 @@ class Ranking:
             per_query = ops.counts_between(judged, self.query_starts)
             if self.has_ties:
                 per_block = ops.as_float(ops.counts_between(running, self.block_starts))
-            else:  # numpy multiplies a boolean mask by floats as fast, without a copy
-                per_block = mask if ops is NUMPY else ops.as_float(mask)
+            else:
+                per_block = ops.as_weights(mask)
             self._relevance[threshold] = Relevance(mask, per_query, per_block)
         return self._relevance[threshold]
 
@@ -731,15 +732,15 @@ def build_ranking(labels, y_score, codes, *, ties, weight=None, qid=None, ops=No
     is_start = ops.differs_from_previous(codes)
     del codes
     query_starts = ops.flatnonzero(is_start)
-    query_weights = None if weight is None else query_weight(xp.take(weight, order), is_start, qid, order, ops=ops)
+    query_weights = None if weight is None else query_weight(ops.take(weight, order), is_start, qid, order, ops=ops)
     block_starts = None
     if ties == "average":
         changes |= is_start
         if not bool(xp.all(changes)):
             block_starts = ops.flatnonzero(changes)
     del changes, is_start
-    retrieved = xp.take(y_score, order) > -np.inf if float(xp.min(y_score)) == -np.inf else None
-    return Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops), order
+    retrieved = ops.take(y_score, order) > -np.inf if float(xp.min(y_score)) == -np.inf else None
+    return Ranking(ops.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops), order
 
 
 def query_weight(sorted_weight, is_query_start, qid, order, *, reason="", ops=None):
@@ -770,7 +771,7 @@ def judged_in_rank_order(judged, order, n_rows, ops=None):
             f"judged must be a boolean array with one value per row ({n_rows}); got "
             f"{'dtype ' + str(mask.dtype) if mask.shape == (n_rows,) else 'shape ' + str(tuple(mask.shape))}."
         )
-    return ops.xp.take(mask, order)
+    return ops.take(mask, order)
 
 
 def ratio(numerator, denominator, ops=None):
@@ -818,47 +819,59 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
     namespace (strings, lists) are encoded on the host. Invalid inputs are
     handed to :func:`rank_queries` on the host, whose errors name the fix.
     """
-    ties = check_option("ties", ties, TIES)
-    xp = ops.xp
-    y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
-    valid = y_true.ndim in (1, 2) and y_true.shape == y_score.shape and y_true.shape[0] > 0
-    valid = valid and (y_true.ndim == 1 or qid is None) and 0 not in y_true.shape
-    valid = valid and bool(xp.all(xp.isfinite(y_true))) and float(xp.min(y_true)) >= 0
-    valid = valid and not bool(xp.any(xp.isnan(y_score))) and float(xp.max(y_score)) < np.inf
-    n_rows = y_true.shape[0]
-    if valid and y_true.ndim == 1:
-        codes, valid = query_codes_in_namespace(qid, n_rows, ops)
-    n_docs = 1  # per query of the 2-D layout, whose sample_weight has one value per query
-    if valid and y_true.ndim == 2:
-        n_docs, y_true, y_score = y_true.shape[1], xp.reshape(y_true, (-1,)), xp.reshape(y_score, (-1,))
-        codes = xp.repeat(ops.arange(n_rows), n_docs)
-    weight = None
-    if valid and sample_weight is not None:
-        weight = ops.asarray(sample_weight, dtype=ops.float64)
-        valid = weight.shape == (n_rows,) and bool(xp.all(xp.isfinite(weight))) and float(xp.min(weight)) >= 0
-        if valid and n_docs > 1:
-            weight = xp.repeat(weight, n_docs)
-    if not valid:
+    rows = rows_in_namespace(y_true, y_score, qid, sample_weight, ops)
+    if rows is None:
         rank_queries(
             *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
         )
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    return build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid, ops=ops)
+    labels, scores, codes, weight = rows
+    return build_ranking(labels, scores, codes, ties=ties, weight=weight, qid=qid, ops=ops)
+
+
+def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):
+    """Labels, scores, query codes and row weights (or None) as 1-D arrays of ``ops``; None if any is invalid."""
+    xp = ops.xp
+    y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
+    if y_true.ndim not in (1, 2) or y_true.shape != y_score.shape or 0 in y_true.shape:
+        return None
+    if not bool(xp.all(xp.isfinite(y_true))) or float(xp.min(y_true)) < 0:
+        return None
+    if bool(xp.any(xp.isnan(y_score))) or float(xp.max(y_score)) == np.inf:
+        return None
+    n_rows = y_true.shape[0]
+    if y_true.ndim == 1:
+        codes, n_docs = query_codes_in_namespace(qid, n_rows, ops), 1
+    elif qid is None:  # one query per row, whose sample_weight has one value per query
+        n_docs, y_true, y_score = y_true.shape[1], xp.reshape(y_true, (-1,)), xp.reshape(y_score, (-1,))
+        codes = xp.repeat(ops.arange(n_rows), n_docs)
+    else:
+        return None
+    if codes is None:
+        return None
+    if sample_weight is None:
+        return y_true, y_score, codes, None
+    weight = ops.asarray(sample_weight, dtype=ops.float64)
+    if weight.shape != (n_rows,) or not bool(xp.all(xp.isfinite(weight))) or float(xp.min(weight)) < 0:
+        return None
+    return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs)
 
 
 def query_codes_in_namespace(qid, n_rows, ops):
-    """Query codes that sort like ``qid``, in ``ops``'s namespace, and whether ``qid`` is valid.
+    """Query codes that sort like ``qid``, in ``ops``'s namespace; None if ``qid`` is invalid.
 
     An array of the namespace with numbers sorts as it is; other ids (strings,
     lists, numpy arrays) are encoded on the host as :func:`encode_qid` does.
     """
     xp = ops.xp
     if qid is None:
-        return ops.zeros(n_rows, dtype=xp.int64), True
+        return ops.zeros(n_rows, dtype=xp.int64)
     if not is_foreign(qid):
-        return ops.asarray(encode_qid(qid, n_rows)), True
+        return ops.asarray(encode_qid(qid, n_rows))
     if qid.ndim != 1 or qid.shape[0] != n_rows or not xp.isdtype(qid.dtype, ("bool", "integral", "real floating")):
-        return qid, False
+        return None
     if xp.isdtype(qid.dtype, "bool"):
-        return xp.astype(qid, xp.int64), True
-    return qid, not xp.isdtype(qid.dtype, "real floating") or bool(xp.all(xp.isfinite(qid)))
+        return xp.astype(qid, xp.int64)
+    if xp.isdtype(qid.dtype, "real floating") and not bool(xp.all(xp.isfinite(qid))):
+        return None
+    return qid

@@ -11,7 +11,7 @@ from ._array_api import array_api_support
 from ._dcg import _dcg
 from ._docs import fill_doc
 from ._grouping import evaluate, judged_in_rank_order, rank_queries, ratio
-from ._precision import relevance
+from ._precision import RelevantRows, relevance
 from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
@@ -33,13 +33,13 @@ def _bpref(ranking, *, relevance_threshold=1, judged=None):
     # A relevant document placed uniformly in its tie block has each of
     # 0..s of the block's s judged non-relevant documents above it with the
     # same chance (unjudged ones are skipped): the mean of min(above + x, R).
-    limit = ops.as_float(xp.take(n_relevant, ranking.query_of_block))
+    limit = ops.as_float(ops.take(n_relevant, ranking.query_of_block))
     below_limit = xp.minimum(xp.maximum(limit - above, 0.0), nonrelevant_in_block + 1.0)
     capped = (
         below_limit * above + below_limit * (below_limit - 1) / 2 + (nonrelevant_in_block + 1 - below_limit) * limit
     )
     capped /= nonrelevant_in_block + 1
-    scale = ops.as_float(xp.take(xp.minimum(n_nonrelevant, n_relevant), ranking.query_of_block))
+    scale = ops.as_float(ops.take(xp.minimum(n_nonrelevant, n_relevant), ranking.query_of_block))
     kept = 1.0 - ratio(capped, scale, ops)[0]
     return ratio(ranking.query_total(in_block * kept), n_relevant, ops)
 
@@ -52,7 +52,7 @@ def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, gra
     if graded:
         # Gains in [0, 1]: each label over its query's largest (trec_eval's scaling).
         top = ops.segment_max(ranking.judged_labels, ranking.query_starts)
-        gains = ranking.judged_labels / xp.take(xp.maximum(top, 1.0), ranking.query_of_row)
+        gains = ranking.judged_labels / ops.take(xp.maximum(top, 1.0), ranking.query_of_row)
     else:
         threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
         gains = ops.as_float(ranking.judged_labels >= threshold)
@@ -66,7 +66,7 @@ def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
     depth = ranking.n_retrieved if k is None else xp.minimum(ranking.n_retrieved, k)
     residual = p ** ops.as_float(depth)
     if judged is not None:
-        unjudged = ~judged & (ranking.positions < xp.take(depth, ranking.query_of_row))
+        unjudged = ~judged & (ranking.positions < ops.take(depth, ranking.query_of_row))
         residual = residual + (1.0 - p) * ranking.query_sum(
             xp.where(unjudged, p ** ops.as_float(ranking.positions), 0.0)
         )
@@ -82,22 +82,17 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
     ops, xp = ranking.ops, ranking.xp
     levels = ops.asarray(check_recall_levels(recall_levels))
     relevant, n_relevant, _ = relevance(ranking, relevance_threshold)
-    rows = ops.flatnonzero(relevant)
-    if rows.shape[0] == 0:
+    found = RelevantRows(ranking, relevant, n_relevant)
+    n_found, n_rows = found.n_found, found.precision.shape[0]
+    if n_rows == 0:
         return ops.zeros((ranking.n_queries, levels.shape[0])), n_relevant > 0
-    n_found = ranking.query_count(relevant)
-    query = ops.repeat(ops.arange(ranking.n_queries), n_found)
-    found_starts = ops.cumsum(n_found) - n_found
-    segments = found_starts[n_found > 0]
-    found = ops.as_float(ops.positions_in_segments(segments, rows.shape[0])) + 1.0
-    precision = found / (ops.as_float(rows - xp.take(ranking.query_starts, query)) + 1.0)
     # Interpolated precision at the j-th relevant document: the best precision at it or below.
-    best_below = ops.segment_suffix_max(precision, segments)
+    best_below = ops.segment_suffix_max(found.precision, found.found_starts[n_found > 0])
     # trec_eval's cutoff for recall level x: the round(x R)-th relevant document.
     needed = ops.astype(xp.floor(ops.as_float(n_relevant)[:, None] * levels[None, :] + 0.5), xp.int64)
     reached = (needed <= n_found[:, None]) & (n_found[:, None] > 0)
-    index = xp.minimum(found_starts[:, None] + xp.maximum(needed, 1) - 1, rows.shape[0] - 1)
-    values = xp.where(reached, xp.reshape(xp.take(best_below, xp.reshape(index, (-1,))), index.shape), 0.0)
+    index = xp.minimum(found.found_starts[:, None] + xp.maximum(needed, 1) - 1, n_rows - 1)
+    values = xp.where(reached, xp.reshape(ops.take(best_below, xp.reshape(index, (-1,))), index.shape), 0.0)
     return values, n_relevant > 0
 
 

@@ -4,6 +4,7 @@ import numpy as np
 from scipy.stats import hypergeom
 
 from ._array_api import array_api_support
+from ._dcg import rank_weights
 from ._docs import fill_doc
 from ._grouping import evaluate, ratio
 from ._validation import check_k, check_option, check_real
@@ -24,6 +25,25 @@ def hits(ranking, in_block, cutoff):
     """
     share = in_block / ranking.ops.as_float(ranking.block_sizes) if ranking.has_ties else in_block
     return ranking.query_total(share * ranking.visible(cutoff))
+
+
+class RelevantRows:
+    """The retrieved relevant rows (``relevant`` holds) of every query, in rank order.
+
+    ``query`` and ``ranks`` (1-based) of each, ``precision`` there (i / rank
+    for the i-th of its query), and per query their number ``n_found`` and
+    where its own start among them (``found_starts``).
+    """
+
+    def __init__(self, ranking, relevant, n_relevant):
+        ops = ranking.ops
+        rows = ops.flatnonzero(relevant)
+        self.n_found = n_relevant if ranking.retrieved is None else ranking.query_count(relevant)
+        self.query = ops.repeat(ops.arange(ranking.n_queries), self.n_found)
+        self.found_starts = ops.cumsum(self.n_found) - self.n_found
+        found = ops.positions_in_segments(self.found_starts[self.n_found > 0], rows.shape[0])
+        self.ranks = ops.as_float(rows - ops.take(ranking.query_starts, self.query)) + 1.0
+        self.precision = (ops.as_float(found) + 1.0) / self.ranks
 
 
 def _precision(ranking, *, k=None, relevance_threshold=1):
@@ -50,7 +70,7 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
     # The straddling blocks are at most one per query: their probabilities are computed on the host.
     blocks = ops.flatnonzero(straddling)
     m, r, v, query = (
-        ops.to_host(xp.take(values, blocks)) for values in (sizes, in_block, visible, ranking.query_of_block)
+        ops.to_host(ops.take(values, blocks)) for values in (sizes, in_block, visible, ranking.query_of_block)
     )
     miss = np.ones(ranking.n_queries)
     miss[query] = hypergeom.pmf(0, m, r, v)
@@ -86,20 +106,16 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
-        relevant_rows = ops.flatnonzero(relevant)
-        n_found = n_relevant if ranking.retrieved is None else ranking.query_count(relevant)
-        query = ops.repeat(ops.arange(ranking.n_queries), n_found)
-        found_starts = (ops.cumsum(n_found) - n_found)[n_found > 0]
-        found = ops.positions_in_segments(found_starts, relevant_rows.shape[0])
-        ranks = ops.as_float(relevant_rows - xp.take(ranking.query_starts, query)) + 1.0
-        terms = (ops.as_float(found) + 1.0) / ranks
+        found = RelevantRows(ranking, relevant, n_relevant)
+        terms, ranks, query = found.precision, found.ranks, found.query
         if k is not None:
             terms = xp.where(ranks > k, 0.0, terms)
         sums = ops.group_sum(terms, query, ranking.n_queries)
     else:
-        inverse_rank = 1.0 / (ops.as_float(ranking.positions) + 1.0)
-        if k is not None:
-            inverse_rank = xp.where(ranking.positions >= k, 0.0, inverse_rank)
+        # 1 / rank at every row, 0 past the cutoff: a lookup in the short table of the ranks.
+        inverse_rank = ops.take(
+            ops.asarray(rank_weights(lambda ranks: 1.0 / ranks, ranking.longest, k)), ranking.positions
+        )
         harmonic = ranking.per_block(inverse_rank)
         del inverse_rank
         # Placed uniformly in a block of m rows holding r relevant ones, at the
@@ -112,16 +128,16 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         share = in_block / sizes
         spread = in_block - 1.0
         spread /= xp.maximum(sizes - 1.0, 1.0)
-        offsets = ops.as_float(ranking.block_first)
-        offsets += 1.0
-        offsets *= harmonic
-        offsets = ranking.visible(k) - offsets
-        offsets *= spread
+        excess = ops.as_float(ranking.block_first)  # ((a + 1) H - V) (r - 1) / (m - 1): subtracted below
+        excess += 1.0
+        excess *= harmonic
+        excess -= ranking.visible(k)
+        excess *= spread
         # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
         found = ranking.before_in_query(in_block)
         found += 1.0
         found *= harmonic
-        found += offsets
+        found -= excess
         found *= share
         sums = ranking.query_total(found)
     per_query = n_relevant if denominator == "relevant" or k is None else xp.minimum(n_relevant, k)
