@@ -19,7 +19,7 @@ from ._precision import (
 from ._ranker import GroupedRanker
 from ._report import ranking_report
 from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
-from .datasets import load_svmlight_ranking, make_ranking, qid_from_sizes
+from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
 
 __version__ = "0.1.0.dev0"
 
@@ -42,6 +42,7 @@ __all__ = [
     "hit_rate_score",
     "intent_aware_err_score",
     "interpolated_precision_score",
+    "load_lambdarank",
     "load_svmlight_ranking",
     "make_ranking",
     "make_ranking_scorer",

@@ -22,7 +22,7 @@ from sklearn.model_selection import (
 from sklearn_rankmetrics import (
     GroupedRanker,
     get_ranking_scorer,
-    load_svmlight_ranking,
+    load_lambdarank,
     make_ranking,
     mean_average_precision_score,
     ndcg_score,
@@ -213,9 +213,8 @@ def test_sample_weight_is_routed_only_on_request(data):
 
 
 @pytest.fixture(scope="module")
-def lambdarank(lambdarank_dir):
-    X, y, qid = load_svmlight_ranking(lambdarank_dir / "rank.train", query_path=lambdarank_dir / "rank.train.query")
-    return X.toarray(), y, qid
+def lambdarank():
+    return load_lambdarank(subset="train")
 
 
 @pytest.mark.filterwarnings("ignore:The argument .eval_set. is deprecated")

@@ -5,7 +5,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 import sklearn
 from sklearn.compose import ColumnTransformer
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
@@ -19,6 +18,7 @@ from sklearn_rankmetrics import (
     GroupedRanker,
     QueryGroupWarning,
     get_ranking_scorer,
+    load_lambdarank,
     load_svmlight_ranking,
     make_ranking,
     ndcg_score,
@@ -38,8 +38,8 @@ def routing():
 
 
 @pytest.fixture(scope="module")
-def train(lambdarank_dir):
-    return load_svmlight_ranking(lambdarank_dir / "rank.train")
+def train():
+    return load_lambdarank(subset="train")
 
 
 def boosters():
@@ -53,7 +53,7 @@ def boosters():
 
 
 def with_qid_column(X, qid):
-    return sp.hstack([sp.csr_matrix(qid.reshape(-1, 1).astype(float)), X]).tocsr()
+    return np.column_stack([qid, X])
 
 
 # Early stopping per fit.
