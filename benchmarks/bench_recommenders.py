@@ -5,7 +5,7 @@
 catalog_coverage on the users x items score matrix (dense, and sparse with 10M stored entries) against
 the same scores unfolded into 10M (user, item) pairs, and against plain numpy on tie-free scores (the
 items of each row's np.argpartition top k); beside them, the time of a four-metric ranking_report on
-the same matrix, which coverage should not dwarf (issue #25).
+the same matrix, which coverage should not dwarf (issue #25). Medians of 3 runs.
 """
 
 import time
@@ -18,10 +18,14 @@ import sklearn_rankmetrics as rm
 N_USERS, N_ITEMS, K = 10_000, 1_000, 10
 
 
-def timed(function, *args, **kwargs):
-    start = time.perf_counter()
-    value = function(*args, **kwargs)
-    return value, time.perf_counter() - start
+def timed(function, *args, repeat=3, **kwargs):
+    """The value of ``function(*args, **kwargs)`` and the median of ``repeat`` timings of it."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = function(*args, **kwargs)
+        times.append(time.perf_counter() - start)
+    return value, float(np.median(times))
 
 
 def numpy_coverage(scores, k):
