@@ -16,7 +16,7 @@ from .._grouping import (
 )
 from .._registry import KERNELS, parse_metric_name
 from .._validation import TIES, check_option
-from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes, text
+from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
@@ -60,7 +60,7 @@ def flatten(nested, what):
         values.extend(documents.values())
     if not query_id:
         raise ValueError(f"{what} is empty: give at least one query with one document.")
-    return np.asarray(query_id), np.asarray(doc_id), values
+    return id_bytes(query_id), id_bytes(doc_id), values
 
 
 def frame_columns(frame, names, what):
@@ -81,12 +81,37 @@ def as_integers(values):
     return relevance.astype(np.int64)
 
 
+def id_bytes(ids):
+    """Ids as the bytes a TREC file holds, which trec_eval compares with ``strcmp``: byte by byte, unsigned.
+
+    Bytes stay; str is UTF-8, its surrogate escapes back to the bytes they
+    stand for (:func:`read_qrels` and :func:`read_run` keep non-UTF-8 bytes
+    so); numbers are their decimal text, so that on a tie the document 9
+    ranks before 10, as "9" does in a file (trec_eval: descending ids).
+    Fixed-width when that fits, else an object array of bytes (see
+    :func:`fits_fixed_width`).
+    """
+    kind = ids.dtype.kind if isinstance(ids, np.ndarray) else None
+    if kind == "S":
+        return ids
+    if kind in ("i", "u"):  # numpy's cast, as wide as the longest text: the largest's or the smallest's
+        return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max()))) if len(ids) else 1}")
+    if kind == "U":
+        try:
+            return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
+        except UnicodeEncodeError:
+            pass
+    return packed(
+        [value if isinstance(value, bytes) else str(value).encode("utf-8", "surrogateescape") for value in ids]
+    )
+
+
 def comparable(first, second):
-    """The two id arrays in one comparable type: bytes stay bytes, anything else meets as str."""
-    first, second = np.asarray(first), np.asarray(second)
-    if first.dtype.kind == second.dtype.kind and first.dtype.kind in "SUiu":
-        return first, second
-    return as_text(first), as_text(second)
+    """The two id arrays as bytes of one kind (see :func:`id_bytes`): fixed-width, or both bytes objects."""
+    first, second = id_bytes(first), id_bytes(second)
+    if first.dtype.kind != second.dtype.kind:
+        return first.astype(object), second.astype(object)
+    return first, second
 
 
 def as_keys(first, second):
@@ -107,12 +132,18 @@ def as_keys(first, second):
 
 
 def as_text(ids):
-    return text(ids) if ids.dtype.kind == "S" else ids.astype(np.str_)
+    """Ids (bytes, str or numbers) as str, as :func:`read_qrels` and :func:`read_run` give them."""
+    return text(id_bytes(ids))
 
 
 def shown(value):
-    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number."""
-    return repr(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number (b'caf\\xe9': not UTF-8)."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return repr(value)
+    return repr(str(value))
 
 
 @dataclass
@@ -461,7 +492,9 @@ def evaluate_run(
     rank but counts in the number of relevant documents and the ideal
     ranking (the library's ``-inf`` convention). Run queries without
     judgements are skipped, as in trec_eval. A document retrieved twice for
-    one query, or judged twice, is an error.
+    one query, or judged twice, is an error. Ids compare as trec_eval
+    compares them, byte by byte (``strcmp``): str as its UTF-8, a number as
+    its decimal text, so ties rank the same whichever way the ids arrive.
 
     Examples
     --------
@@ -495,8 +528,8 @@ def collect(evaluation, metrics, *, average=True):
     """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
     requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
     ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
-    ids = as_text(ids) if ids.dtype.kind == "S" else ids
-    order = np.argsort(ids, kind="stable")
+    order = np.argsort(ids, kind="stable")  # as bytes: strcmp's order, trec_eval's
+    ids = as_text(ids)
     results = {} if average else {"qid": ids[order]}
     for base, params in requests:
         measure = MEASURES.get(base)
