@@ -94,8 +94,10 @@ def id_bytes(ids):
     kind = ids.dtype.kind if isinstance(ids, np.ndarray) else None
     if kind == "S":
         return ids
-    if kind in ("i", "u"):  # numpy's cast, as wide as the longest text: the largest's or the smallest's
-        return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max()))) if len(ids) else 1}")
+    if kind in ("i", "u"):
+        # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
+        width = max(len(str(ids.min())), len(str(ids.max()))) if len(ids) else 1
+        return ids.astype(f"S{width}")
     if kind == "U":
         try:
             return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
@@ -494,7 +496,8 @@ def evaluate_run(
     judgements are skipped, as in trec_eval. A document retrieved twice for
     one query, or judged twice, is an error. Ids compare as trec_eval
     compares them, byte by byte (``strcmp``): str as its UTF-8, a number as
-    its decimal text, so ties rank the same whichever way the ids arrive.
+    its decimal text, so ties rank the same whichever way the ids arrive
+    (and the ``"qid"`` of per-query values are str).
 
     Examples
     --------

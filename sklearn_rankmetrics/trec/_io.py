@@ -222,10 +222,18 @@ class Layout(NamedTuple):
 
 
 QRELS = Layout(
-    "qrels", ("query_id", "iteration", "doc_id", "relevance"), ("query_id", "doc_id"), {"relevance": np.int64}, False
+    kind="qrels",
+    fields=("query_id", "iteration", "doc_id", "relevance"),
+    ids=("query_id", "doc_id"),
+    numbers={"relevance": np.int64},
+    extra=False,
 )
 RUN = Layout(
-    "run", ("query_id", "Q0", "doc_id", "rank", "score", "tag"), ("query_id", "doc_id"), {"score": np.float64}, True
+    kind="run",
+    fields=("query_id", "Q0", "doc_id", "rank", "score", "tag"),
+    ids=("query_id", "doc_id"),
+    numbers={"score": np.float64},
+    extra=True,
 )
 
 
@@ -258,7 +266,7 @@ def packed(values):
     lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
     width = int(lengths.max(initial=1))
     if fits_fixed_width(len(values), width, int(lengths.sum())):
-        return np.array(values, dtype=f"S{max(width, 1)}")
+        return np.array(values, dtype=f"S{width}")
     return objects(values)
 
 
