@@ -63,6 +63,20 @@ def test_numeric_ids_break_ties_as_strings_whatever_the_route(tmp_path):
             np.testing.assert_array_equal(result[name], values, err_msg=name)
 
 
+def test_float_ids_are_refused_rather_than_read_as_9_0():
+    pd = pytest.importorskip("pandas")
+    qrels = {"1": {"9": 1}}
+    # A float id would read "9.0" and silently miss the judged "9": refused, naming the column and the fix.
+    frame = pd.DataFrame({"query_id": [1], "doc_id": [9.0], "score": [1.0]})
+    with pytest.raises(
+        TypeError, match=r"the doc_id of the run must be str, bytes or integers.*float64.*astype\(int\)"
+    ):
+        evaluate_run(qrels, frame)
+    with pytest.raises(TypeError, match=r"query ids of the run must be .*got 1\.0 of type float"):
+        evaluate_run(qrels, {1.0: {"9": 1.0}})
+    assert evaluate_run(qrels, frame.astype({"doc_id": int}), ["map"]) == {"map": 1.0}
+
+
 # ---- 4. ids are bytes: distinct, and ordered as strcmp orders them ------------------------------
 
 

@@ -60,7 +60,11 @@ def flatten(nested, what):
         values.extend(documents.values())
     if not query_id:
         raise ValueError(f"{what} is empty: give at least one query with one document.")
-    return id_bytes(query_id), id_bytes(doc_id), values
+    return (
+        id_bytes(query_id, f"the query ids of the {what}"),
+        id_bytes(doc_id, f"the document ids of the {what}"),
+        values,
+    )
 
 
 def frame_columns(frame, names, what):
@@ -81,15 +85,16 @@ def as_integers(values):
     return relevance.astype(np.int64)
 
 
-def id_bytes(ids):
+def id_bytes(ids, what="ids"):
     """Ids as the bytes a TREC file holds, which trec_eval compares with ``strcmp``: byte by byte, unsigned.
 
     Bytes stay; str is UTF-8, its surrogate escapes back to the bytes they
     stand for (:func:`read_qrels` and :func:`read_run` keep non-UTF-8 bytes
-    so); numbers are their decimal text, so that on a tie the document 9
+    so); integers are their decimal text, so that on a tie the document 9
     ranks before 10, as "9" does in a file (trec_eval: descending ids).
-    Fixed-width when that fits, else an object array of bytes (see
-    :func:`fits_fixed_width`).
+    Anything else (a float such as 9.0, which would read "9.0") is a
+    TypeError naming ``what``. Fixed-width when that fits, else an object
+    array of bytes (see :func:`fits_fixed_width`).
     """
     kind = ids.dtype.kind if isinstance(ids, np.ndarray) else None
     if kind == "S":
@@ -103,14 +108,29 @@ def id_bytes(ids):
             return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
         except UnicodeEncodeError:
             pass
+    elif kind not in (None, "O"):
+        hint = " (convert float ids with astype(int))" if kind == "f" else ""
+        raise TypeError(f"{what} must be str, bytes or integers, as in a TREC file; got an array of {ids.dtype}{hint}.")
     return packed(
-        [value if isinstance(value, bytes) else str(value).encode("utf-8", "surrogateescape") for value in ids]
+        [value.encode("utf-8", "surrogateescape") if isinstance(value, str) else one_id(value, what) for value in ids]
     )
 
 
-def comparable(first, second):
-    """The two id arrays as bytes of one kind (see :func:`id_bytes`): fixed-width, or both bytes objects."""
-    first, second = id_bytes(first), id_bytes(second)
+def one_id(value, what):
+    """A bytes or integer id as bytes (the decimal text of an integer)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value)).encode()
+    raise TypeError(
+        f"{what} must be str, bytes or integers, as in a TREC file; got {value!r} of type {type(value).__name__}"
+        + (" (convert float ids with astype(int))." if isinstance(value, float | np.floating) else ".")
+    )
+
+
+def comparable(first, second, field):
+    """A run's and a qrels' ids of ``field`` as bytes of one kind (see :func:`id_bytes`): fixed-width, or objects."""
+    first, second = id_bytes(first, f"the {field} of the run"), id_bytes(second, f"the {field} of the qrels")
     if first.dtype.kind != second.dtype.kind:
         return first.astype(object), second.astype(object)
     return first, second
@@ -163,8 +183,8 @@ def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
     rankings; ``num_docs`` (-N) is the collection size for utility.
     """
-    run_query, qrels_query = comparable(run.query_id, qrels.query_id)
-    run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id))
+    run_query, qrels_query = comparable(run.query_id, qrels.query_id, "query_id")
+    run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id, "doc_id"))
     # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
     heads = np.flatnonzero(differs_from_previous(run_query))
     vocabulary = np.unique(np.concatenate((run_query[heads], qrels_query)))
@@ -495,9 +515,9 @@ def evaluate_run(
     ranking (the library's ``-inf`` convention). Run queries without
     judgements are skipped, as in trec_eval. A document retrieved twice for
     one query, or judged twice, is an error. Ids compare as trec_eval
-    compares them, byte by byte (``strcmp``): str as its UTF-8, a number as
-    its decimal text, so ties rank the same whichever way the ids arrive
-    (and the ``"qid"`` of per-query values are str).
+    compares them, byte by byte (``strcmp``): str as its UTF-8, an integer
+    as its decimal text (float ids are refused), so ties rank the same
+    whichever way the ids arrive; the ``"qid"`` of per-query values are str.
 
     Examples
     --------
