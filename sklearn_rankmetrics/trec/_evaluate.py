@@ -16,7 +16,7 @@ from .._grouping import (
 )
 from .._registry import KERNELS, parse_metric_name
 from .._validation import TIES, check_option
-from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes, text
+from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
@@ -60,7 +60,11 @@ def flatten(nested, what):
         values.extend(documents.values())
     if not query_id:
         raise ValueError(f"{what} is empty: give at least one query with one document.")
-    return np.asarray(query_id), np.asarray(doc_id), values
+    return (
+        id_bytes(query_id, f"the query ids of the {what}"),
+        id_bytes(doc_id, f"the document ids of the {what}"),
+        values,
+    )
 
 
 def frame_columns(frame, names, what):
@@ -81,12 +85,55 @@ def as_integers(values):
     return relevance.astype(np.int64)
 
 
-def comparable(first, second):
-    """The two id arrays in one comparable type: bytes stay bytes, anything else meets as str."""
-    first, second = np.asarray(first), np.asarray(second)
-    if first.dtype.kind == second.dtype.kind and first.dtype.kind in "SUiu":
-        return first, second
-    return as_text(first), as_text(second)
+def id_bytes(ids, what="ids"):
+    """Ids as the bytes a TREC file holds, which trec_eval compares with ``strcmp``: byte by byte, unsigned.
+
+    Bytes stay; str is UTF-8, its surrogate escapes back to the bytes they
+    stand for (:func:`read_qrels` and :func:`read_run` keep non-UTF-8 bytes
+    so); integers are their decimal text, so that on a tie the document 9
+    ranks before 10, as "9" does in a file (trec_eval: descending ids).
+    Anything else (a float such as 9.0, which would read "9.0") is a
+    TypeError naming ``what``. Fixed-width when that fits, else an object
+    array of bytes (see :func:`fits_fixed_width`).
+    """
+    kind = ids.dtype.kind if isinstance(ids, np.ndarray) else None
+    if kind == "S":
+        return ids
+    if kind in ("i", "u"):
+        # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
+        width = max(len(str(ids.min())), len(str(ids.max()))) if len(ids) else 1
+        return ids.astype(f"S{width}")
+    if kind == "U":
+        try:
+            return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
+        except UnicodeEncodeError:
+            pass
+    elif kind not in (None, "O"):
+        hint = " (convert float ids with astype(int))" if kind == "f" else ""
+        raise TypeError(f"{what} must be str, bytes or integers, as in a TREC file; got an array of {ids.dtype}{hint}.")
+    return packed(
+        [value.encode("utf-8", "surrogateescape") if isinstance(value, str) else one_id(value, what) for value in ids]
+    )
+
+
+def one_id(value, what):
+    """A bytes or integer id as bytes (the decimal text of an integer)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value)).encode()
+    raise TypeError(
+        f"{what} must be str, bytes or integers, as in a TREC file; got {value!r} of type {type(value).__name__}"
+        + (" (convert float ids with astype(int))." if isinstance(value, float | np.floating) else ".")
+    )
+
+
+def comparable(first, second, field):
+    """A run's and a qrels' ids of ``field`` as bytes of one kind (see :func:`id_bytes`): fixed-width, or objects."""
+    first, second = id_bytes(first, f"the {field} of the run"), id_bytes(second, f"the {field} of the qrels")
+    if first.dtype.kind != second.dtype.kind:
+        return first.astype(object), second.astype(object)
+    return first, second
 
 
 def as_keys(first, second):
@@ -107,12 +154,18 @@ def as_keys(first, second):
 
 
 def as_text(ids):
-    return text(ids) if ids.dtype.kind == "S" else ids.astype(np.str_)
+    """Ids (bytes, str or numbers) as str, as :func:`read_qrels` and :func:`read_run` give them."""
+    return text(id_bytes(ids))
 
 
 def shown(value):
-    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number."""
-    return repr(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number (b'caf\\xe9': not UTF-8)."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return repr(value)
+    return repr(str(value))
 
 
 @dataclass
@@ -130,8 +183,8 @@ def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
     rankings; ``num_docs`` (-N) is the collection size for utility.
     """
-    run_query, qrels_query = comparable(run.query_id, qrels.query_id)
-    run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id))
+    run_query, qrels_query = comparable(run.query_id, qrels.query_id, "query_id")
+    run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id, "doc_id"))
     # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
     heads = np.flatnonzero(differs_from_previous(run_query))
     vocabulary = np.unique(np.concatenate((run_query[heads], qrels_query)))
@@ -461,7 +514,10 @@ def evaluate_run(
     rank but counts in the number of relevant documents and the ideal
     ranking (the library's ``-inf`` convention). Run queries without
     judgements are skipped, as in trec_eval. A document retrieved twice for
-    one query, or judged twice, is an error.
+    one query, or judged twice, is an error. Ids compare as trec_eval
+    compares them, byte by byte (``strcmp``): str as its UTF-8, an integer
+    as its decimal text (float ids are refused), so ties rank the same
+    whichever way the ids arrive; the ``"qid"`` of per-query values are str.
 
     Examples
     --------
@@ -495,8 +551,8 @@ def collect(evaluation, metrics, *, average=True):
     """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
     requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
     ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
-    ids = as_text(ids) if ids.dtype.kind == "S" else ids
-    order = np.argsort(ids, kind="stable")
+    order = np.argsort(ids, kind="stable")  # as bytes: strcmp's order, trec_eval's
+    ids = as_text(ids)
     results = {} if average else {"qid": ids[order]}
     for base, params in requests:
         measure = MEASURES.get(base)
