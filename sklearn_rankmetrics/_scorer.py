@@ -12,12 +12,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ._grouping import distinct_query_ids
-from ._guards import (
-    warn_qid_learned_as_feature,
-    warn_scored_on_training_queries,
-    warn_single_document_queries,
-)
+from ._guards import check_scored_fold
 from ._query_ids import missing_qid_error, resolve_qid
 from ._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES, canonical_name, parse_metric_name
 from ._validation import check_option
@@ -101,13 +96,9 @@ class RankingScorer:
         qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
         if qid is None:
             raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
-        if self._qid_column is not None and not metadata:
-            warn_qid_learned_as_feature(estimator, X, self._qid_column)
         y_score = ranking_scores(estimator, X, self._response)
         score = self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
-        ids, sizes = distinct_query_ids(qid, return_counts=True)  # the metric has validated qid
-        warn_single_document_queries(sizes)
-        warn_scored_on_training_queries(estimator, ids, sizes)
+        check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
         return self._sign * score
 
     def _options(self):
