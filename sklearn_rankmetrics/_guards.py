@@ -1,4 +1,4 @@
-"""Warnings for evaluations that run but mean little: leaky folds, partial or one-document queries, the qid as a feature.
+"""Warnings for evaluations that run but mean little: leaky folds, partial or one-document queries, a qid feature.
 
 Every guard warns with :class:`QueryGroupWarning`, so that they can be filtered
 as a whole, and each cause warns once per run of a tool that fits and scores
@@ -307,9 +307,10 @@ def warn_few_validation_queries(n_validation, n_queries, validation_fraction):
         if needed <= 0.5
         else ""
     )
+    queries = "query" if n_validation == 1 else "queries"
     Run.current().report(
         "few validation queries",
-        f"Early stopping validates on {n_validation} {'query' if n_validation == 1 else 'queries'} (validation_fraction={validation_fraction:g} of the "
+        f"Early stopping validates on {n_validation} {queries} (validation_fraction={validation_fraction:g} of the "
         f"fit's {n_queries}): on fewer than about {MIN_VALIDATION_QUERIES} queries the best round is mostly noise, "
         f"and so is the model it keeps. To stop on a reliable signal, {remedy}tune the number of boosting rounds by "
         "cross-validation instead: a grid over 'estimator__n_estimators', or "
@@ -364,7 +365,7 @@ def row_fingerprints(X):
     salt = column_salts(values.shape[1])
     offset = mix(salt).sum(dtype=np.uint64)
     blocks = [
-        mix((mix(as_bits(block) ^ salt).sum(axis=1, dtype=np.uint64) - offset))
+        mix(mix(as_bits(block) ^ salt).sum(axis=1, dtype=np.uint64) - offset)
         for block in np.array_split(values, max(1, -(-len(values) // ROWS_PER_BLOCK)))
     ]
     return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.uint64)
