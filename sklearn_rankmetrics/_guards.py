@@ -233,23 +233,27 @@ def warn_qid_learned_as_feature(estimator, X, qid, qid_column, run):
 
 
 def column_holding(X, qid):
-    """The label (DataFrame) or position of the column of ``X`` equal to ``qid``, if there is one."""
+    """The label (DataFrame) or position of the column of ``X`` equal to ``qid``, if there is one.
+
+    Columns are compared on a sample of rows first, so that only a column that
+    matches there is compared whole.
+    """
     qid = np.asarray(qid)
     if qid.ndim != 1 or len(qid) == 0 or len(getattr(X, "shape", ())) != 2 or X.shape[0] != len(qid):
         return None
+    sample = np.unique(np.linspace(0, len(qid) - 1, num=min(len(qid), 32)).astype(np.intp))
     if hasattr(X, "iloc"):
-        first, column = X.iloc[0].tolist(), lambda j: X.iloc[:, j].to_numpy()
-        labels = list(X.columns)
+        block, column, labels = X.iloc[sample].to_numpy(dtype=object), lambda j: X.iloc[:, j].to_numpy(), X.columns
     elif sp.issparse(X):
-        X = X.tocsc()
-        first, column = X[[0]].toarray().ravel().tolist(), lambda j: X[:, [j]].toarray().ravel()
-        labels = range(X.shape[1])
+        X = X.tocsr()
+        block, column, labels = X[sample].toarray(), lambda j: X[:, [j]].toarray().ravel(), range(X.shape[1])
     else:
         X = np.asarray(X)
-        first, column, labels = X[0].tolist(), lambda j: X[:, j], range(X.shape[1])
-    for j, value in enumerate(first):
-        if value == qid[0] and np.array_equal(column(j), qid):
-            return labels[j]
+        block, column, labels = X[sample], lambda j: X[:, j], range(X.shape[1])
+    matches = np.asarray(block, dtype=object) == np.asarray(qid[sample], dtype=object)[:, None]
+    for j in np.flatnonzero(matches.all(axis=0)):
+        if np.array_equal(column(j), qid):
+            return plain(labels[j])
     return None
 
 

@@ -100,6 +100,7 @@ def test_grid_search_cv_results_match_a_fold_by_fold_recomputation(setup, cv, n_
     )
 
 
+@pytest.mark.filterwarnings("ignore:HalvingGridSearchCV.* subsamples rows:sklearn_rankmetrics.QueryGroupWarning")
 @pytest.mark.parametrize("search_class", [RandomizedSearchCV, HalvingGridSearchCV])
 @pytest.mark.parametrize("multi", [False, True], ids=["single", "multi"])
 def test_other_searches(setup, search_class, multi):
