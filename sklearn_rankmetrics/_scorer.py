@@ -96,10 +96,13 @@ class RankingScorer:
         qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
         if qid is None:
             raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
-        y_score = ranking_scores(estimator, X, self._response)
-        score = self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
+        score = self._score_predictions(y_true, ranking_scores(estimator, X, self._response), qid, sample_weight)
         check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
-        return self._sign * score
+        return score
+
+    def _score_predictions(self, y_true, y_score, qid, sample_weight):
+        """The signed metric of scores ``y_score`` (shared between scorers by permutation_importance)."""
+        return self._sign * self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
 
     def _options(self):
         """The options that differ from the defaults, including those of the scorer itself."""
