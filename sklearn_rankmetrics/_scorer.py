@@ -5,6 +5,7 @@ it by scikit-learn's metadata routing (it requests ``qid`` and ``groups``) or, w
 routing off, from a column of ``X`` (``qid_column``, the XGBoost convention).
 """
 
+import difflib
 import inspect
 import warnings
 
@@ -221,7 +222,10 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
     parameters = inspect.signature(score_func).parameters
     unknown = [key for key in kwargs if key not in parameters or key in ("y_true", "y_score", "qid", "sample_weight")]
     if unknown:
-        raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.")
+        options = [key for key in parameters if key not in ("y_true", "y_score", "qid", "sample_weight", "average")]
+        close = difflib.get_close_matches(unknown[0], options, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else f" Its options are {', '.join(options)}."
+        raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.{hint}")
     if "average" in kwargs:
         raise TypeError("A scorer returns the mean over queries: it takes no average option.")
     check_options(score_func, kwargs)
