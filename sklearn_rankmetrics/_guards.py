@@ -40,8 +40,9 @@ class QueryGroupWarning(UserWarning):
 
     Each cause warns once per run of a tool that fits and scores many times (a
     search's ``fit``, ``cross_validate``, ``permutation_importance``), not once
-    per fold. Folds run by joblib workers (``n_jobs`` other than 1) warn in
-    each worker, whose warnings never reach the caller's filters.
+    per fold; the refit of a search's best candidate, outside that run, may
+    warn once more. Folds run by joblib's worker processes (``n_jobs`` other
+    than 1) warn in each worker, on its own standard error.
 
     See Also
     --------
