@@ -239,8 +239,12 @@ def column_holding(X, qid):
     Columns are compared on a sample of rows first, so that only a column that
     matches there is compared whole.
     """
+    if isinstance(X, list):
+        X = np.asarray(X)
+    if not (isinstance(X, np.ndarray) or sp.issparse(X) or hasattr(X, "iloc")):
+        return None  # a tensor of another library, maybe on a device: not looked into
     qid = np.asarray(qid)
-    if qid.ndim != 1 or len(qid) == 0 or len(getattr(X, "shape", ())) != 2 or X.shape[0] != len(qid):
+    if qid.ndim != 1 or len(qid) == 0 or X.ndim != 2 or X.shape[0] != len(qid):
         return None
     sample = np.unique(np.linspace(0, len(qid) - 1, num=min(len(qid), 32)).astype(np.intp))
     if hasattr(X, "iloc"):
@@ -325,7 +329,7 @@ def warn_few_validation_queries(n_validation, n_queries, validation_fraction):
 
 # Row fingerprints ---------------------------------------------------------------------------------------------------
 
-ROWS_PER_BLOCK = 1 << 16
+CELLS_PER_BLOCK = 1 << 16
 
 
 def query_digests(X, qid):
@@ -349,16 +353,17 @@ def query_digests(X, qid):
 def row_fingerprints(X):
     """A 64-bit hash of every row of ``X`` (dense or sparse numbers, or a DataFrame); None if it cannot be told.
 
-    A value ``v`` in column ``j`` contributes ``mix(bits(v) ^ salt_j) - mix(salt_j)`` to its row's sum, so that
-    zeros contribute nothing and a sparse matrix hashes as its dense form; the sum is mixed once more, so that the
-    digests of queries (sums of row fingerprints) keep the rows apart.
+    A row's hash mixes ``sum_j spread(x_j) * salt_j`` (modulo 2**64, with fixed odd salts), where ``spread``
+    is an invertible map of a float's bits that brings every bit within the lowest 26: rows that differ in one
+    column always differ in that sum, and rows that differ in several collide with a chance of about 2**-38 at
+    most. Zeros contribute nothing (so a sparse matrix hashes as its dense form), and the final mix keeps the
+    rows apart in the digests of queries, which add row hashes.
     """
     if sp.issparse(X):
         X = X.tocsr()
         if X.dtype.kind not in "biuf":
             return None
-        salt = column_salts(X.shape[1])
-        cells = mix(as_bits(X.data) ^ salt[X.indices]) - mix(salt[X.indices])
+        cells = spread_bits(X.data) * column_salts(X.shape[1])[X.indices]
         running = np.concatenate([[np.uint64(0)], np.cumsum(cells, dtype=np.uint64)])
         return mix(running[X.indptr[1:]] - running[X.indptr[:-1]])
     try:
@@ -367,13 +372,11 @@ def row_fingerprints(X):
         return hashed_frame_rows(X)
     if values.ndim != 2:
         return None
-    salt = column_salts(values.shape[1])
-    offset = mix(salt).sum(dtype=np.uint64)
-    blocks = [
-        mix(mix(as_bits(block) ^ salt).sum(axis=1, dtype=np.uint64) - offset)
-        for block in np.array_split(values, max(1, -(-len(values) // ROWS_PER_BLOCK)))
-    ]
-    return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.uint64)
+    salt, sums = column_salts(values.shape[1]), np.empty(len(values), dtype=np.uint64)
+    rows = max(1, CELLS_PER_BLOCK // max(1, values.shape[1]))
+    for start in range(0, len(values), rows):  # blocks that stay in the cache
+        sums[start : start + rows] = spread_bits(values[start : start + rows]) @ salt
+    return mix(sums)
 
 
 def hashed_frame_rows(X):
@@ -385,13 +388,22 @@ def hashed_frame_rows(X):
     return mix(pd.util.hash_pandas_object(X, index=False).to_numpy(dtype=np.uint64))
 
 
-def as_bits(values):
-    """The bits of ``values`` as float64 (+0.0 and -0.0 alike), as unsigned 64-bit integers."""
-    return (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+def spread_bits(values):
+    """The bits ``b`` of ``values`` as float64 (+0.0 and -0.0 alike), as ``b ^ (b >> 26) ^ (b >> 52)``.
+
+    The map is invertible, and brings the exponent and the high mantissa bits, where floats that hold small
+    integers differ, down to the low bits, which a multiplication spreads to every higher one.
+    """
+    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+    spread = bits >> np.uint64(26)
+    spread ^= bits
+    spread ^= bits >> np.uint64(52)
+    return spread
 
 
 def column_salts(n_columns):
-    return mix(np.arange(n_columns, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15))
+    """A fixed odd 64-bit multiplier for each column."""
+    return mix(np.arange(n_columns, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
 
 
 def mix(z):
