@@ -121,9 +121,9 @@ def is_halving_on_rows(search):
 # The guards of a scored fold ---------------------------------------------------------------------------------------
 
 
-def check_scored_fold(estimator, X, qid, *, qid_column=None, run=None):
+def check_scored_fold(estimator, X, qid, *, qid_column=None):
     """Warn about every way the score of ``estimator`` on the rows ``X`` of queries ``qid`` may mislead."""
-    run = Run.current() if run is None else run
+    run = Run.current()
     ids, sizes = distinct_query_ids(qid, return_counts=True)  # the metric has validated qid
     if run.halving is not None:
         warn_halving_on_rows(run)
