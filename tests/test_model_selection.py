@@ -1,7 +1,5 @@
 """End to end: scikit-learn model selection tuned by grouped ranking metrics."""
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -265,13 +263,11 @@ def test_real_data_matches_the_rankers_own_evaluation_fold_by_fold(lambdarank, l
             assert results[f"test_ndcg@{k}"][fold] == pytest.approx(ours, abs=1e-6)
 
 
-@pytest.mark.filterwarnings("ignore::FutureWarning")  # optuna's own deprecations
 @pytest.mark.parametrize("routing", [False, True], ids=["routing-off", "routing-on"])
 def test_optuna_search_cv_with_the_qid_column_and_the_documented_folds(data, routing):
     optuna = pytest.importorskip("optuna")
     optuna_integration = pytest.importorskip("optuna_integration")
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)  # reset by pytest after the test
     X, y, qid = data
     with_qid = np.column_stack([qid, X])
     # Routing off: groups= as usual. Routing on: the folds themselves, since OptunaSearchCV passes groups= on to
