@@ -6,6 +6,7 @@ from ._coverage import catalog_coverage
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
+from ._inspection import permutation_importance
 from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
 from ._plot import QueryComparisonDisplay, RankingCurveDisplay
 from ._precision import (
@@ -49,6 +50,7 @@ __all__ = [
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",
+    "permutation_importance",
     "precision_at_k_score",
     "qid_from_sizes",
     "r_precision_score",

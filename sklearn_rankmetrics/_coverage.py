@@ -109,8 +109,8 @@ def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None
     outside = (codes >= len(universe)) | (universe[np.minimum(codes, len(universe) - 1)] != items[order])
     if outside.any():
         raise ValueError(
-            f"item_id holds {items[order][outside][0]!r}, which is not in the catalog; give a catalog that "
-            "holds every item, or catalog=None to use the items given."
+            f"item_id holds {items[order][outside][:1].tolist()[0]!r}, which is not in the catalog; give a catalog "
+            "that holds every item, or catalog=None to use the items given."
         )
     with np.errstate(divide="ignore"):
         never = np.exp(np.bincount(codes, weights=np.log1p(-chance), minlength=len(universe)))
