@@ -52,7 +52,8 @@ def candidates(seed):
         return
     ranker = GroupedRanker(
         LGBMRanker(n_estimators=400, n_jobs=1, verbose=-1, random_state=seed),
-        early_stopping_rounds=20,  # on 10% of each fold's training queries, held out whole
+        early_stopping_rounds=20,
+        validation_fraction=0.2,  # whole queries: 32 of each fold's 160, 40 at the refit (>= 30 for a steady stop)
         early_stopping_metric="ndcg@10",
         random_state=seed,
     )
