@@ -70,7 +70,13 @@ def to_numpy(value):
     if not is_foreign(value):
         return value
     if _is_torch(value):
-        return value.detach().cpu().numpy()
+        value = value.detach().cpu()
+        try:
+            return value.numpy()
+        except TypeError:  # bfloat16 and the 8-bit floats have no numpy dtype: float32 holds their values exactly
+            if not value.is_floating_point():
+                raise
+            return value.float().numpy()
     if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
         return value.get()
     return np.from_dlpack(value)

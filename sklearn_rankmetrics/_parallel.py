@@ -45,18 +45,33 @@ def _positive_int(variable):
     return value
 
 
+def _omp_num_threads():
+    """The thread count ``OMP_NUM_THREADS`` sets, read as the OpenMP runtimes read it, or None.
+
+    A list such as ``"4,2"`` sets each nesting level: the first element is
+    the count of the outer level, the one that matters here. A value that is
+    not a positive integer (``"abc"``, ``"0"``) is ignored, as the runtimes
+    ignore it (with a warning of their own), and scikit-learn runs normally.
+    """
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if first.isascii() and first.isdecimal() and int(first) > 0:
+        return int(first)
+    return None
+
+
 def thread_count():
     """How many threads the library's work may use: the one place that decides it.
 
     ``RANKMETRICS_NUM_THREADS`` if set. Otherwise the limits scikit-learn's own
     parallel code obeys: the OpenMP thread count, as ``threadpoolctl``'s
     ``threadpool_limits`` sets it, and ``OMP_NUM_THREADS`` (joblib's workers set
-    it to their share of the cores), whichever is lower, at most the cores.
+    it to their share of the cores; its first element, as OpenMP reads it),
+    whichever is lower, at most the cores.
     """
     explicit = _positive_int(THREADS_VARIABLE)
     if explicit:
         return explicit
-    limits = [available_cores(), _positive_int("OMP_NUM_THREADS"), _openmp_threads()]
+    limits = [available_cores(), _omp_num_threads(), _openmp_threads()]
     return min(limit for limit in limits if limit)
 
 

@@ -5,7 +5,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._array_api import array_api_support, is_foreign
 from ._docs import fill_doc
-from ._grouping import distinct_query_ids, rank_queries
+from ._grouping import query_ids_of_rows, rank_queries
 from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
 from ._resampling import bootstrap_interval, check_resampling
@@ -122,10 +122,16 @@ def ranking_report(
 
     cutoffs = [options.get("k") for _, _, options in requests]
     depth = None if None in cutoffs else max(cutoffs)  # how deep any metric looks: a sparse y_true needs no more
-    ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
+    # The per-query table takes its ids from the rows in rank order (which a sparse y_true, without qid, skips).
+    with_ids = not average and qid is not None and not is_foreign(qid)
+    ranked = rank_queries(
+        y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth, return_order=with_ids
+    )
+    ranking, order = ranked if with_ids else (ranked, None)
     report = {}
     if not average:
-        report["qid"] = query_ids(qid, ranking)
+        report["qid"] = query_ids(qid, ranking, order)
+    del order
     zero_divisions = [options.pop("zero_division", zero_division) for _, _, options in requests]
     # The metrics only read the shared ranking, and numpy releases the GIL in
     # its loops: they run side by side, one per core.
@@ -146,13 +152,19 @@ def ranking_report(
     return report
 
 
-def query_ids(qid, ranking):
-    """The distinct query ids, sorted, in the ranking's namespace where they are numbers."""
+def query_ids(qid, ranking, order):
+    """The distinct query ids, sorted (``np.unique(qid)``), in the ranking's namespace where they are numbers.
+
+    The queries are ranked in the order of their ids, so each one's id is
+    that of its first row in rank order (``order``): no second pass over
+    the ids.
+    """
     if qid is None:
         return ranking.ops.arange(ranking.n_queries)
     if is_foreign(qid):
         return ranking.xp.unique_values(qid)
-    ids = distinct_query_ids(qid)
+    first_rows = ranking.ops.to_host(ranking.ops.take(order, ranking.query_starts))
+    ids = query_ids_of_rows(qid, first_rows)
     return ranking.ops.asarray(ids) if ids.dtype.kind in "biuf" else ids
 
 

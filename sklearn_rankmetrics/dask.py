@@ -6,6 +6,7 @@ query column), each partition computes exact per-query values with
 exactly from per-query sums: the same values as the in-memory report.
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -18,6 +19,7 @@ from ._validation import check_flag, check_zero_division
 __all__ = ["ranking_report"]
 
 WEIGHT = "__weight__"
+SHUFFLE_KEY = "__query_key__"
 
 
 def import_dask():
@@ -27,6 +29,11 @@ def import_dask():
     except ImportError as error:
         raise ImportError("sklearn_rankmetrics.dask needs dask: pip install 'sklearn-rankmetrics[dask]'.") from error
     return dask
+
+
+def numbers_as_floats(ids):
+    """The query ids of a partition (a pandas Series) with every real number as a float: equal ids, equal keys."""
+    return ids.map(lambda value: float(value) if isinstance(value, numbers.Real) else value)
 
 
 def per_query_values(frame, *, query, label, score, weight, metrics, ties):
@@ -108,6 +115,14 @@ def ranking_report(
     sums of per-query values (undefined queries counted apart) divided by
     sums of weights: they equal the in-memory report's to rounding.
 
+    Dask turns object columns into strings by default (its
+    ``dataframe.convert-string`` option) when the frame is built, before this
+    function sees it: an object query column holding ``5`` and ``5.0`` then
+    holds two queries, ``"5"`` and ``"5.0"``, where the in-memory report sees
+    one. Give the query column one type (``rows["qid"].astype(int)``) before
+    ``dd.from_pandas``. An object column that reaches this function (with
+    the conversion off) keeps equal ids of different types together.
+
     Examples
     --------
     >>> import pandas as pd
@@ -132,8 +147,15 @@ def ranking_report(
         raise ValueError(f"frame has no column {missing[0]!r}; its columns are {list(frame.columns)}.")
     kept = [column for column in (query, label, score, weight) if column is not None]
     options = {"query": query, "label": label, "score": score, "weight": weight, "metrics": metrics, "ties": ties}
-    meta = per_query_values(frame[kept]._meta, **options)
-    per_query = frame[kept].shuffle(on=query).map_partitions(per_query_values, **options, meta=meta)
+    rows = frame[kept]
+    meta = per_query_values(rows._meta, **options)
+    key = query
+    if rows[query].dtype == object:
+        # pandas hashes the values of an object column through str(): 5 and 5.0, one query, would
+        # be shuffled apart. A key with every number as a float keeps equal ids together.
+        key = SHUFFLE_KEY
+        rows = rows.assign(**{key: rows[query].map_partitions(numbers_as_floats, meta=(key, object))})
+    per_query = rows.shuffle(on=key).map_partitions(per_query_values, **options, meta=meta)
     if not average:
         return per_query.drop(columns=WEIGHT)
     return reduce_means(dask, per_query, metrics, zero_division)

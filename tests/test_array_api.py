@@ -407,3 +407,27 @@ def test_the_segment_suffix_maximum_in_the_namespace():
     )
     np.testing.assert_array_equal(NUMPY.segment_suffix_max(values, starts), expected)
     np.testing.assert_array_equal(host(ops.segment_suffix_max(ops.asarray(values), ops.asarray(starts))), expected)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("path", ["numpy", "dispatch on the host", "dispatch on the device"])
+def test_half_precision_torch_inputs_equal_their_float32_values(monkeypatch, dtype, path):
+    # bfloat16 is the usual dtype of mixed-precision scores; numpy has no such dtype.
+    torch = pytest.importorskip("torch")
+    if path == "dispatch on the device":  # the namespace's kernels, as on a GPU
+        monkeypatch.setattr(_array_api, "in_host_memory", lambda values: False)
+    y_true, _, qid = rows(12)
+    y_score = np.random.default_rng(12).normal(0, 1, len(qid))
+    low = [torch.as_tensor(array).to(getattr(torch, dtype)) for array in (y_true, y_score)]
+    y_true, y_score = (array.float().numpy() for array in low)  # the same values in float32: rounding makes ties
+    judgements = (np.random.default_rng(2).random((len(qid), 3)) < 0.3).astype(float)
+    with sklearn.config_context(array_api_dispatch=path != "numpy"):
+        for name in sorted(METRICS):
+            options = {"qid": qid, "average": False, **({} if name == "bpref" else {"k": 5})}
+            values = METRICS[name](*low, **options)
+            expected = METRICS[name](y_true, y_score, **options)
+            np.testing.assert_allclose(host(values), expected, rtol=1e-12, atol=1e-15, err_msg=name)
+        report = ranking_report(*low, qid=qid, confidence_level=0.9, random_state=0)
+        diversity = alpha_ndcg_score(torch.as_tensor(judgements).to(low[1].dtype), low[1], qid=qid, average=False)
+    assert report == ranking_report(y_true, y_score, qid=qid, confidence_level=0.9, random_state=0)
+    np.testing.assert_array_equal(host(diversity), alpha_ndcg_score(judgements, y_score, qid=qid, average=False))

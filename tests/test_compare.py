@@ -1,13 +1,22 @@
 """compare_rankings: p-values equal scipy's, exact randomization, corrections, intervals, reproducibility."""
 
 import itertools
+import tracemalloc
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from sklearn_rankmetrics import compare_rankings, ndcg_score
-from sklearn_rankmetrics._compare import COLUMNS, bootstrap_means, holm_bonferroni
+from sklearn_rankmetrics._compare import (
+    COLUMNS,
+    at_least,
+    bootstrap_means,
+    bootstrap_t_columns,
+    holm_bonferroni,
+    paired_pvalues,
+    randomization_pvalues,
+)
 
 
 def systems(n_queries=40, seed=0, docs=8):
@@ -150,3 +159,99 @@ def test_bad_arguments(kwargs, error, message):
     arguments = {"y_scores": scores, **kwargs}
     with pytest.raises(error, match=message):
         compare_rankings(y_true, arguments.pop("y_scores"), qid=qid, **arguments)
+
+
+def bootstrap_pvalues(differences, n_resamples, rng):
+    """The bootstrap test's p-value of each column of paired differences, through compare_rankings' own steps."""
+    moments = bootstrap_means(bootstrap_t_columns(differences), n_resamples, rng)
+    return np.array(paired_pvalues(differences, "bootstrap", n_resamples, rng, moments))
+
+
+@pytest.mark.parametrize(
+    "null",
+    [
+        lambda rng, size: rng.normal(0, 1, size),
+        # Differences of two exchangeable precision@5 values: discrete, symmetric, often tied at 0.
+        lambda rng, size: (rng.binomial(5, 0.3, size) - rng.binomial(5, 0.3, size)) / 5,
+    ],
+    ids=["normal", "precision@5"],
+)
+def test_bootstrap_test_holds_its_level_under_the_null_at_every_number_of_queries(null):
+    # 2,000 data sets per size (the columns), each tested with 999 resamples: the rejection rate of a test at its
+    # level 0.05 lies below 0.05 + 3 standard errors. The shift method rejected 0.48, 0.33, 0.18 and 0.10 of them
+    # with 2, 3, 5 and 10 queries.
+    rng = np.random.default_rng(0)
+    n_sets, alpha = 2000, 0.05
+    for n_queries in (2, 3, 5, 10, 30):
+        pvalues = bootstrap_pvalues(null(rng, (n_queries, n_sets)), 999, rng)
+        rejected = np.mean(pvalues <= alpha)
+        assert rejected <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / n_sets), (n_queries, rejected)
+
+
+def test_bootstrap_test_agrees_with_the_t_test_with_many_queries():
+    rng = np.random.default_rng(1)
+    n_queries = 400
+    shifts = np.array([0.0, 0.05, 0.1, 0.15, 0.2]) * np.sqrt(2)  # t-test p-values from about 0.5 down to 0.001
+    differences = rng.normal(0, 1, (n_queries, len(shifts))) + shifts
+    pvalues = bootstrap_pvalues(differences, 20_000, rng)
+    expected = stats.ttest_1samp(differences, 0.0).pvalue
+    # Monte-Carlo error of 20,000 resamples, and the O(1/n) difference of the two tails.
+    np.testing.assert_allclose(pvalues, expected, atol=4 * np.sqrt(0.25 / 20_000) + 0.005)
+
+
+def test_bootstrap_test_warns_where_it_cannot_reject():
+    y_true, scores, qid = systems(n_queries=3)
+    with pytest.warns(UserWarning, match=r"With 3 queries the bootstrap test of 'ndcg@10' cannot reach p < 0.05"):
+        result = compare_rankings(y_true, scores, qid=qid, baseline="noise", test="bootstrap", random_state=0)
+    assert (result.to_frame().pvalue.dropna() > 0.05).all()
+    # One query: no paired test at all, whichever; p = 1 as the other tests give (was 1 / (B + 1)).
+    for test in ("randomization", "t-test", "wilcoxon", "bootstrap"):
+        with pytest.warns(UserWarning, match="on 1 query: a paired test needs at least two, so every p-value is 1"):
+            result = compare_rankings(
+                y_true[:8],
+                {"a": scores["noise"][:8], "b": scores["strong"][:8]},
+                qid=qid[:8],
+                test=test,
+                random_state=0,
+            )
+        assert row(result, "b", baseline="a").pvalue == 1.0
+    # The same difference on every query: no spread to studentize by.
+    labels, qid = np.tile([1, 0], 12), np.repeat(np.arange(12), 2)
+    first_wins, second_wins = np.tile([1.0, 0.0], 12), np.tile([0.0, 1.0], 12)
+    with pytest.warns(UserWarning, match=r"'b' minus 'a' on 'mrr' is 0.5 on every query: without spread"):
+        result = compare_rankings(
+            labels, {"a": second_wins, "b": first_wins}, qid=qid, metrics=["mrr"], test="bootstrap", random_state=0
+        )
+    assert row(result, "b", metric="mrr", baseline="a").pvalue == 1.0
+
+
+def dense_randomization_pvalues(differences):
+    """The former exact randomization: every sign vector at once, as one dense matrix."""
+    n_queries = len(differences)
+    signs = 1.0 - 2.0 * ((np.arange(2**n_queries)[:, None] >> np.arange(n_queries)) & 1)
+    return at_least(signs @ differences / n_queries, differences.mean(axis=0)).mean(axis=0)
+
+
+def test_exact_randomization_in_blocks_equals_the_dense_enumeration():
+    rng = np.random.default_rng(2)
+    for n_queries in (1, 2, 5, 8, 9, 12):
+        differences = np.round(rng.normal(0.1, 1, (n_queries, 4)), 1)  # ties and sums on the boundary too
+        differences[:, 3] = 0.5
+        expected = dense_randomization_pvalues(differences)
+        np.testing.assert_array_equal(randomization_pvalues(differences, 2**n_queries, rng), expected)
+
+
+def test_exact_randomization_memory_stays_bounded_at_20_queries():
+    # The dense matrix of the 2**20 sign vectors took 574 MB; blocks of them take a few hundred kB.
+    differences = np.random.default_rng(3).normal(0, 1, (20, 1))
+    tracemalloc.start()
+    try:
+        pvalue = randomization_pvalues(differences, 2**20, np.random.default_rng(0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20, peak
+    # Meet in the middle: the signed sums of the first and last ten queries, added in every pair.
+    halves = [np.array(list(itertools.product([1.0, -1.0], repeat=10))) @ half for half in np.split(differences, 2)]
+    flipped = (halves[0] + halves[1].T).ravel() / 20
+    assert pvalue[0] == np.mean(at_least(flipped, differences.mean()))

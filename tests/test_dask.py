@@ -9,6 +9,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import ranking_report
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")
 
@@ -80,6 +81,23 @@ def test_dask_report_warns_about_undefined_queries_and_checks_columns(client):
         dask_report(dd.from_pandas(rows, npartitions=3), label="relevance")
     with pytest.raises(ValueError, match="is not a ranking metric name"):
         dask_report(dd.from_pandas(rows, npartitions=3), metrics=["ndgc@10"])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+def test_object_query_columns_keep_equal_ids_of_different_types_in_one_query(client):
+    # pandas hashes object values through str(): the shuffle sent 5 and 5.0, one query, to different partitions.
+    rows = log(3, n_queries=60)
+    rows["qid"] = pd.Series([float(q) if i % 2 else q for i, q in enumerate(rows["qid"])], dtype=object)
+    expected = ranking_report(rows["label"], rows["score"], qid=rows["qid"].to_numpy(), metrics=METRICS)
+    with dask.config.set({"dataframe.convert-string": False}):  # by default Dask makes them "5" and "5.0"
+        as_objects = dd.from_pandas(rows, npartitions=4)
+    # ... which the docs say to avoid by giving the column one type first.
+    as_integers = dd.from_pandas(rows.assign(qid=rows["qid"].astype(int)), npartitions=4)
+    for frame in (as_objects, as_integers):
+        ours = dask_report(frame, metrics=METRICS)
+        for name in METRICS:
+            assert ours[name] == pytest.approx(expected[name], rel=1e-12), name
+    assert len(dask_report(as_objects, metrics=METRICS, average=False).compute()) == 60
 
 
 def test_grid_search_runs_on_the_dask_joblib_backend(client):

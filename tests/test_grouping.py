@@ -1,14 +1,26 @@
 """The one-sort machinery: query codes, rank order, segments and the cascade kernels."""
 
+import importlib.util
 import itertools
 import math
+import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sklearn_rankmetrics import mean_average_precision_score, ndcg_score
+from sklearn_rankmetrics import _grouping, mean_average_precision_score, ndcg_score, ranking_report
 from sklearn_rankmetrics._cascade import symmetric_means
-from sklearn_rankmetrics._grouping import NUMPY, encode_qid, group_by_query, positions_in_segments, rank_order
+from sklearn_rankmetrics._grouping import (
+    NUMPY,
+    distinct_query_ids,
+    encode_qid,
+    factorize_query_ids,
+    group_by_query,
+    positions_in_segments,
+    rank_order,
+)
 
 
 def reference_order(codes, y_score):
@@ -160,3 +172,129 @@ def test_functions_of_labels_through_a_table_give_the_same_values(labels):
     with np.errstate(over="ignore"):
         expected = np.exp2(labels) - 1.0
         np.testing.assert_array_equal(of_labels(lambda grade: np.exp2(grade) - 1.0, labels), expected)
+
+
+def query_id_columns(numbers, names):
+    """The same query ids as every type a user may pass: integer codes first, then strings of each kind."""
+    pd = pytest.importorskip("pandas")
+    ids = names[numbers]
+    columns = {
+        "integers": numbers,
+        "numpy <U": ids,
+        "numpy bytes": np.char.encode(ids, "utf-8"),  # UTF-8 sorts as the code points do
+        "numpy StringDType": ids.astype(np.dtypes.StringDType()),
+        "object array": ids.astype(object),
+        "list": ids.tolist(),
+        "pandas object": pd.Series(ids.astype(object), index=np.arange(len(ids))[::-1]),  # labels are not positions
+        "pandas string": pd.Series(ids, dtype="string[python]"),
+        "pandas categorical": pd.Series(ids, dtype="category"),
+        "pandas categorical, categories in another order": pd.Series(
+            pd.Categorical(ids, categories=names[::-1])  # and an unused one, when a name is never drawn
+        ),
+        "pandas index": pd.Index(ids),
+    }
+    if importlib.util.find_spec("pyarrow"):
+        columns["pandas Arrow string"] = pd.Series(ids, dtype="string[pyarrow]")
+        columns["pandas Arrow dtype"] = pd.Series(ids, dtype=pd.ArrowDtype(pa_string()))
+    return columns
+
+
+def pa_string():
+    import pyarrow
+
+    return pyarrow.string()
+
+
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "shuffled"])
+def test_every_type_of_query_id_gives_the_values_and_ids_of_integer_codes(grouped):
+    rng = np.random.default_rng(4)
+    # Names that sort as their numbers do, of several lengths, non-ASCII and one empty.
+    names = np.array(["", "a", "b\u00e9", "b\u00e9\u00e9", "c" * 40, "d\u4e2d", "e0", "e1", "f"])
+    numbers = np.sort(rng.integers(0, len(names) - 1, 400)) if grouped else rng.integers(0, len(names) - 1, 400)
+    y_true, y_score = rng.integers(0, 3, 400).astype(float), rng.integers(0, 6, 400).astype(float)
+    metrics = ["ndcg@10", "map", "mrr", "recall@3"]
+    expected = ranking_report(y_true, y_score, qid=numbers, metrics=metrics, average=False)
+    for name, qid in query_id_columns(numbers, names).items():
+        report = ranking_report(y_true, y_score, qid=qid, metrics=metrics, average=False)
+        for metric in metrics:
+            np.testing.assert_array_equal(report[metric], expected[metric], err_msg=name)
+        assert ranking_report(y_true, y_score, qid=qid, metrics=metrics) == ranking_report(
+            y_true, y_score, qid=numbers, metrics=metrics
+        ), name
+        # The ids of the per-query table are np.unique's, dtype included.
+        ids = np.unique(np.asarray(qid))
+        np.testing.assert_array_equal(report["qid"], ids, err_msg=name)
+        assert report["qid"].dtype == ids.dtype, name
+        codes = encode_qid(qid, len(numbers))
+        np.testing.assert_array_equal(
+            np.unique(codes, return_inverse=True)[1], np.unique(numbers, return_inverse=True)[1]
+        )
+        distinct, counts = distinct_query_ids(qid, return_counts=True)
+        np.testing.assert_array_equal(distinct, ids, err_msg=name)
+        np.testing.assert_array_equal(counts, np.bincount(numbers)[np.bincount(numbers) > 0], err_msg=name)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(max_size=6) | st.binary(max_size=6).map(lambda b: b.decode("latin-1")), min_size=1, max_size=8),
+    st.lists(st.integers(0, 7), min_size=1, max_size=60),
+    st.sampled_from(["U", "S", "O"]),
+)
+def test_factorized_ids_equal_np_unique(names, picks, kind):
+    values = np.array([names[pick % len(names)] for pick in picks], dtype=object)
+    if kind == "S":
+        values = np.array([value.encode("utf-8") for value in values], dtype="S")
+    elif kind == "U":
+        values = values.astype(str)
+    distinct, codes = factorize_query_ids(values)
+    expected, inverse = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(distinct, expected)
+    assert distinct.dtype == expected.dtype
+    np.testing.assert_array_equal(codes, inverse)
+
+
+def test_ids_whose_hashes_clash_are_told_apart(monkeypatch):
+    # With a hash of three values, most distinct ids clash: they must still be told apart exactly.
+    hashes = _grouping.word_hashes
+    monkeypatch.setattr(_grouping, "word_hashes", lambda words: hashes(words) % np.uint64(3))
+    rng = np.random.default_rng(5)
+    for grouped in (True, False):
+        values = np.array([f"q{number}" for number in rng.integers(0, 50, 1000)])
+        values = np.sort(values) if grouped else values
+        distinct, codes = factorize_query_ids(values)
+        expected, inverse = np.unique(values, return_inverse=True)
+        np.testing.assert_array_equal(distinct, expected)
+        np.testing.assert_array_equal(codes, inverse)
+
+
+def test_objects_without_pandas_are_factorized_by_a_dict(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas fails
+    rng = np.random.default_rng(6)
+    for values in (
+        np.array([f"q{number}" for number in np.sort(rng.integers(0, 30, 500))], dtype=object),
+        np.array([("a", number % 3) for number in rng.integers(0, 30, 500)] + [5, 5.0, True], dtype=object)[:-3],
+        np.array([5, 5.0, 7, np.int64(7), 2.5, True, 1], dtype=object),  # equal numbers are one id, as for np.unique
+    ):
+        distinct, codes = factorize_query_ids(values)
+        expected, inverse = np.unique(values, return_inverse=True)
+        assert distinct.tolist() == expected.tolist()
+        np.testing.assert_array_equal(codes, inverse)
+
+
+@pytest.mark.parametrize("without_pandas", [False, True])
+def test_string_ids_refuse_missing_and_mixed_values_as_before(monkeypatch, without_pandas):
+    pd = pytest.importorskip("pandas")
+    columns = [
+        np.array(["a", "a", None, "b"], dtype=object),
+        np.array(["a", "a", np.nan, "b"], dtype=object),
+        pd.Series(["a", "a", None, "b"], dtype="string[python]"),
+        pd.Series(["a", "a", None, "b"], dtype="category"),
+    ]
+    if without_pandas:
+        monkeypatch.setitem(sys.modules, "pandas", None)
+        columns = columns[:2]
+    for qid in columns:
+        with pytest.raises(ValueError, match=r"qid has 1 missing value \(None, NaN, NaT or NA\), at row 2"):
+            ndcg_score([1, 0, 1, 0], [4, 3, 2, 1], qid=qid)
+    with pytest.raises(TypeError, match="qid mixes values that cannot be compared"):
+        ndcg_score([1, 0, 1, 0], [4, 3, 2, 1], qid=np.array(["a", 1, "a", 1], dtype=object))

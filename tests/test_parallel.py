@@ -13,7 +13,7 @@ import threading
 import numpy as np
 import pytest
 
-from sklearn_rankmetrics import _parallel, ranking_report
+from sklearn_rankmetrics import _parallel, ndcg_score, ranking_report
 from sklearn_rankmetrics._parallel import map_in_threads, thread_count
 
 
@@ -168,6 +168,20 @@ def test_thread_count_has_one_source(monkeypatch, environment, expected):
         limits = [_parallel.available_cores(), expected, _parallel._openmp_threads()]
         expected = min(limit for limit in limits if limit)
     assert thread_count() == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "limit"),
+    [("4,2", 4), (" 3 , 1", 3), ("1,4", 1), ("abc", None), ("0", None), ("-2", None), ("2.5", None), ("", None)],
+)
+def test_metrics_run_with_any_omp_num_threads_that_openmp_runs_with(monkeypatch, value, limit):
+    # OpenMP reads the first element of a list ("4,2": 4 threads, then 2 in nested regions) and ignores,
+    # with a warning, a value that is not a positive integer; scikit-learn then runs normally, and so do we.
+    monkeypatch.delenv("RANKMETRICS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert ndcg_score([1, 0, 2, 0], [0.1, 0.4, 0.3, 0.2], qid=[1, 1, 2, 2]) == pytest.approx((1 / np.log2(3) + 1) / 2)
+    limits = [_parallel.available_cores(), limit, _parallel._openmp_threads()]
+    assert thread_count() == min(limit for limit in limits if limit)
 
 
 @pytest.mark.parametrize("value", ["0", "two", "-1"])
