@@ -16,6 +16,7 @@ coverage copy their inputs to the host and compute with numpy.
 """
 
 import functools
+import importlib
 import inspect
 
 import numpy as np
@@ -38,14 +39,23 @@ def namespace_of(values):
     foreign = next((value for value in values if is_foreign(value)), None)
     if foreign is None:
         return None
-    try:
-        import array_api_compat
-    except ImportError as error:
+    compat = array_api_compat()
+    if compat is None:
         raise ImportError(
             f"Arrays of {type(foreign).__module__.split('.')[0]} need array-api-compat: "
             "pip install 'sklearn-rankmetrics[array-api]' (or pip install array-api-compat)."
-        ) from error
-    return array_api_compat.array_namespace(foreign), array_api_compat.device(foreign)
+        )
+    return compat.array_namespace(foreign), compat.device(foreign)
+
+
+def array_api_compat():
+    """The array-api-compat package, or the copy scikit-learn vendors; None if neither imports."""
+    for name in ("array_api_compat", "sklearn.externals.array_api_compat"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            pass
+    return None
 
 
 # DLPack's device type of host memory (kDLCPU).
