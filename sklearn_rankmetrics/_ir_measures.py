@@ -87,11 +87,12 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
     if n_rows == 0:
         return ops.zeros((ranking.n_queries, levels.shape[0])), n_relevant > 0
     # Interpolated precision at the j-th relevant document: the best precision at it or below.
-    best_below = ops.segment_suffix_max(found.precision, found.found_starts[n_found > 0])
+    starts = found.found_starts[n_found > 0] if ops.compacts else ranking.query_starts
+    best_below = ops.segment_suffix_max(found.precision, starts)
     # trec_eval's cutoff for recall level x: the round(x R)-th relevant document.
     needed = ops.astype(xp.floor(ops.as_float(n_relevant)[:, None] * levels[None, :] + 0.5), xp.int64)
     reached = (needed <= n_found[:, None]) & (n_found[:, None] > 0)
-    index = xp.minimum(found.found_starts[:, None] + xp.maximum(needed, 1) - 1, n_rows - 1)
+    index = found.at(needed)
     values = xp.where(reached, xp.reshape(ops.take(best_below, xp.reshape(index, (-1,))), index.shape), 0.0)
     return values, n_relevant > 0
 

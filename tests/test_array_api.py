@@ -183,11 +183,12 @@ def test_core_metrics_stay_on_the_inputs_device(on_device, name, ties, k, weight
     assert per_query.device == on_device.device
     np.testing.assert_allclose(host(per_query), expected, rtol=1e-12, atol=1e-15)
     assert mean == pytest.approx(expected_mean, rel=1e-12)
-    # Only per-query values (the straddling or deciding tie blocks) and size classes reach the host,
-    # and for ERR the rows of its tie blocks, whose exact expectations are numpy code.
+    # Only a few values per query (the straddling or deciding tie blocks) and facts reach the host,
+    # and for ERR the rows of its tie blocks with their sizes and ranks, whose exact expectations are numpy code.
     _, block, block_size = np.unique(np.c_[qid, y_score], axis=0, return_inverse=True, return_counts=True)
-    tied_rows = np.count_nonzero(block_size[block.ravel()] > 1) if name == "err" and ties == "average" else 0
-    assert max(on_device.copies, default=0) <= max(len(np.unique(qid)), tied_rows)
+    tied = block_size > 1 if name == "err" and ties == "average" else np.zeros(len(block_size), dtype=bool)
+    tied_copy = np.count_nonzero(tied[block.ravel()]) + 2 * np.count_nonzero(tied)
+    assert max(on_device.copies, default=0) <= max(4 * len(np.unique(qid)), tied_copy)
 
 
 @pytest.mark.parametrize(
@@ -284,7 +285,7 @@ def test_the_array_operations_reduce_segments_as_numpy_does():
     ]:
         first = ops.asarray(np.round(values * 10)) if name == "segment_exclusive_cumsum" else on_device[0]
         arguments = (on_device[1], len(values)) if name == "positions_in_segments" else (first, on_device[1])
-        np.testing.assert_allclose(host(getattr(ops, name)(*arguments)), expected, rtol=1e-14, err_msg=name)
+        np.testing.assert_allclose(host(getattr(ops, name)(*arguments)), expected, rtol=1e-14, atol=1e-300, err_msg=name)
     np.testing.assert_allclose(
         host(ops.group_sum(on_device[0], on_device[2], 300)), np.bincount(groups, values, 300), rtol=1e-14
     )
