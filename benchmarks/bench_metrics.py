@@ -279,9 +279,10 @@ def main():
     parser.add_argument("--quick", action="store_true", help="1k and 10k queries only")
     parser.add_argument("--repeats", type=int, default=5, help="runs per implementation (median; default 5)")
     parser.add_argument("--device", help="time the metrics from PyTorch tensors on this device (cuda, cpu)")
+    parser.add_argument("--profile", action="append", default=[], help="with --device cuda: the profiler's table of this metric")
     args = parser.parse_args()
     if args.device:
-        device_benchmark(args.device, 1_000 if args.quick else 31_500, args.repeats)
+        device_benchmark(args.device, 1_000 if args.quick else 31_500, args.repeats, args.profile)
         return
     warnings.filterwarnings("ignore", module="ranx")  # numba's type-safety chatter
     scales = (1_000, 10_000) if args.quick else (1_000, 10_000, 31_500)
@@ -357,7 +358,7 @@ DEVICE_METRICS = [
 ]
 
 
-def device_benchmark(device, n_queries, repeats):
+def device_benchmark(device, n_queries, repeats, profile=()):
     """Our metrics from PyTorch tensors on ``device`` (and CuPy arrays on a GPU), plain torch and torchmetrics.
 
     Ours ranks and measures on the tensors' device under ``array_api_dispatch``
@@ -425,7 +426,7 @@ def device_benchmark(device, n_queries, repeats):
 
     header = f"  {'metric':<12} {'ours':>9} {'target':>7}"
     if cuda:
-        header += f" {'DtoH':>5} {'kernels':>7}"
+        header += f" {'DtoH':>5} {'HtoD':>5} {'kernels':>7}"
     if cupy:
         header += f" {'CuPy':>9}"
     print(header)
@@ -435,8 +436,8 @@ def device_benchmark(device, n_queries, repeats):
         times[label] = median_time(synchronized(run), arrays, repeats)
         line = f"  {label:<12} {times[label] * 1e3:7.2f} ms {target:>4} ms"
         if cuda:
-            copies, kernels = profiled_counts(run, arrays)
-            line += f" {copies:>5} {kernels:>7}"
+            to_host, to_device, kernels = profiled_counts(run, arrays, table=label in profile)
+            line += f" {to_host:>5} {to_device:>5} {kernels:>7}"
         if cupy:
             line += f" {cupy_time(cupy, run, as_cupy, data, repeats):>9}"
         print(line + ("" if not cuda else "  PASS" if times[label] * 1e3 <= target else "  FAIL"))
@@ -470,17 +471,20 @@ def median_time(run, arrays, repeats):
     return float(np.median(durations))
 
 
-def profiled_counts(run, arrays):
-    """Device-to-host copies and kernels of one call, as the torch profiler (CUPTI) records them."""
+def profiled_counts(run, arrays, table=False):
+    """Copies to the host, copies to the device and kernels of one call, as the torch profiler (CUPTI) records them."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
         run(*arrays)
+    if table:
+        print(profiler.key_averages().table(sort_by="cuda_time_total", row_limit=25))
     events = [event for event in profiler.events() if event.device_type == DeviceType.CUDA]
-    copies = sum("Memcpy DtoH" in event.name for event in events)
+    to_host = sum("Memcpy DtoH" in event.name for event in events)
+    to_device = sum("Memcpy HtoD" in event.name for event in events)
     kernels = sum(not event.name.startswith(("Memcpy", "Memset")) for event in events)
-    return copies, kernels
+    return to_host, to_device, kernels
 
 
 def cupy_time(cupy, run, arrays, data, repeats):

@@ -18,20 +18,27 @@ coverage copy their inputs to the host and compute with numpy.
 import functools
 import importlib
 import inspect
+from functools import cached_property
 
 import numpy as np
 import sklearn
 
 
+# Libraries whose arrays have an Array API namespace through array-api-compat without naming it themselves
+# (PyTorch's tensors, CuPy's arrays).
+WRAPPED = ("torch", "cupy")
+
+
 def is_foreign(value):
     """Whether ``value`` is an array of another library (it has an Array API namespace and is not numpy's)."""
-    return (hasattr(value, "__array_namespace__") and not isinstance(value, np.ndarray | np.generic)) or _is_torch(
-        value
-    )
+    if isinstance(value, np.ndarray | np.generic):
+        return False
+    return hasattr(value, "__array_namespace__") or (library(value) in WRAPPED and hasattr(value, "shape"))
 
 
-def _is_torch(value):
-    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+def library(value):
+    """The top-level module of ``value``'s type (``"torch"``, ``"cupy"``, ``"jax"``, ...)."""
+    return type(value).__module__.split(".")[0]
 
 
 def namespace_of(values):
@@ -79,10 +86,12 @@ def to_numpy(value):
     """A foreign array as a numpy array on the host (anything else unchanged)."""
     if not is_foreign(value):
         return value
-    if _is_torch(value):
+    if library(value) == "torch":
         return value.detach().cpu().numpy()
-    if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
+    if library(value) == "cupy":
         return value.get()
+    if library(value) in ("jax", "jaxlib"):
+        return np.asarray(value)  # JAX copies from its device when asked for
     return np.from_dlpack(value)
 
 
@@ -160,7 +169,7 @@ class ArrayApiOps:
     parallel = False  # the device runs one kernel after another: the kernels' threads gain nothing
 
     def __init__(self, xp, device):
-        self.xp, self.device, self.bool = Scalars(xp, device), device, xp.bool
+        self.xp, self.device, self.bool = Namespace(xp), device, xp.bool
         try:
             xp.zeros(1, dtype=xp.float64, device=device)
             self.float64 = xp.float64
@@ -295,7 +304,7 @@ class ArrayApiOps:
         ``uniform``, every segment is exactly ``longest`` values (padded rows
         of a matrix, flattened). Returns ``starts``.
         """
-        self.layouts[id(starts)] = (starts, n_values, longest, segment_of, uniform)
+        self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, longest, segment_of, uniform=uniform)
         return starts
 
     def register_groups(self, groups, starts):
@@ -303,20 +312,16 @@ class ArrayApiOps:
         self.groups[id(groups)] = (groups, starts)
 
     def layout(self, starts, n_values):
-        """The :class:`SegmentLayout` of registered ``starts`` (built once); others get one bounded by ``n_values``."""
-        entry = self.layouts.get(id(starts))
-        if entry is None or entry[0] is not starts or entry[1] != n_values:
-            entry = (starts, n_values, max(n_values, 1), None, False)
-            self.layouts[id(starts)] = entry
-        if len(entry) == 5:
-            entry = (starts, n_values, SegmentLayout(self, *entry[:4], uniform=entry[4]))
-            self.layouts[id(starts)] = entry
-        return entry[2]
+        """The :class:`SegmentLayout` of registered ``starts``; others get one bounded by ``n_values`` alone."""
+        layout = self.layouts.get(id(starts))
+        if layout is None or layout.starts is not starts or layout.n_values != n_values:
+            layout = self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, max(n_values, 1))
+        return layout
 
     def segment_sizes(self, starts, n_rows):
         if starts.shape[0] == 0:
             return starts
-        return self.concat((starts[1:], self.asarray([n_rows], dtype=starts.dtype))) - starts
+        return self.concat((starts[1:], self.full(1, n_rows, dtype=starts.dtype))) - starts
 
     def segment_of(self, starts, n_values):
         """The segment of each of the values."""
@@ -329,8 +334,9 @@ class ArrayApiOps:
         return self.cumsum(self.astype(mask, self.xp.int64))
 
     def counts_between(self, running, starts):
-        before = self.concat((self.zeros(1, dtype=running.dtype), self.xp.take(running, starts[1:] - 1)))
-        return self.concat((before[1:], running[-1:])) - before
+        # The running total at each segment's last value, less the one at the previous segment's.
+        at_end = self.xp.take(running, self.layout(starts, running.shape[0]).last)
+        return at_end - self.concat((self.zeros(1, dtype=running.dtype), at_end[:-1]))
 
     def segment_exclusive_cumsum(self, values, starts):
         """Sum of the (integer-valued) ``values`` before each one in its segment."""
@@ -368,11 +374,12 @@ class ArrayApiOps:
         before = self.concat((self.zeros(1, dtype=running.dtype), running[:-1]))
         return self.xp.searchsorted(running, self.xp.take(before, starts) + 1)
 
-    def weighted_means(self, columns, weights=None):
-        """The weighted mean of each array's values that are not NaN, with whether any value enters it; one read.
+    def weighted_means(self, columns, weights=None, also=()):
+        """The weighted mean of each array's values that are not NaN, with whether any value enters it.
 
-        Returns a list of ``(mean, entered)`` pairs: ``entered`` is False where
-        no value (or only zero weights) enters the mean.
+        Returns a list of ``(mean, entered)`` pairs (``entered`` is False where
+        no value, or only zero weights, enter the mean) and the values of the
+        0-d arrays ``also``: all in one read.
         """
         xp, scalars = self.xp, []
         for values in columns:
@@ -380,49 +387,57 @@ class ArrayApiOps:
             weight = self.as_float(kept) if weights is None else xp.where(kept, weights, 0.0)
             total = xp.sum(weight)
             scalars += [xp.sum(xp.where(kept, values, 0.0) * weight) / total, total > 0]
-        found = self.read(*scalars)
-        return [(mean, bool(entered)) for mean, entered in zip(found[::2], found[1::2], strict=True)]
+        found = self.read(*scalars, *also)
+        pairs = [(mean, bool(entered)) for mean, entered in zip(found[:-len(also) or None:2], found[1:-len(also) or None:2], strict=True)]
+        return pairs, found[len(scalars):]
 
 
-class Scalars:
-    """An Array API namespace whose ``minimum``, ``maximum`` and ``where`` also take Python numbers.
+class Namespace:
+    """An Array API namespace, with the operations the kernels call most taken straight from PyTorch.
 
-    The 2024 standard allows them; older wrappers (the array-api-compat that
-    scikit-learn vendors) need arrays.
+    array-api-compat's wrappers for PyTorch add work there: ``take`` makes
+    three more kernels to allow negative indices (the kernels' never are),
+    and the older wrapper that scikit-learn vendors refuses Python numbers in
+    ``minimum`` and ``maximum`` (making a tensor of one costs a copy to the
+    device). Other namespaces take numbers as they are.
     """
 
-    def __init__(self, xp, device):
-        self._xp, self._device = xp, device
+    def __init__(self, xp):
+        self._xp = xp
+        compat = array_api_compat()
+        if compat is not None and compat.is_torch_namespace(xp):
+            import torch
+
+            self.take = lambda x, indices, /, *, axis=0: torch.index_select(x, axis, indices)
+            self.where = torch_where
+            self.minimum = lambda x1, x2, /: torch_bound(torch.minimum, "max", x1, x2)
+            self.maximum = lambda x1, x2, /: torch_bound(torch.maximum, "min", x1, x2)
 
     def __getattr__(self, name):
         value = getattr(self._xp, name)
         setattr(self, name, value)  # looked up once
         return value
 
-    def minimum(self, x1, x2):
-        return self._xp.minimum(*self._arrays(x1, x2))
 
-    def maximum(self, x1, x2):
-        return self._xp.maximum(*self._arrays(x1, x2))
+def torch_where(condition, x1, x2, /):
+    """``torch.where``, which takes Python numbers without a copy, as the standard promotes them."""
+    import torch
 
-    def where(self, condition, x1, x2):
-        return self._xp.where(condition, *self._arrays(x1, x2))
+    if isinstance(x1, float) and not x2.dtype.is_floating_point or isinstance(x2, float) and not x1.dtype.is_floating_point:
+        x1, x2 = (torch.as_tensor(value, dtype=torch.float64) if hasattr(value, "shape") else value for value in (x1, x2))
+    return torch.where(condition, x1, x2)
 
-    def _arrays(self, x1, x2):
-        if hasattr(x1, "shape") and hasattr(x2, "shape"):
-            return x1, x2
-        like = x1 if hasattr(x1, "shape") else x2
-        return tuple(value if hasattr(value, "shape") else self._scalar(value, like) for value in (x1, x2))
 
-    def _scalar(self, value, like):
-        xp = self._xp
-        if isinstance(value, bool) or not xp.isdtype(like.dtype, ("integral", "real floating")):
-            dtype = None
-        elif xp.isdtype(like.dtype, "integral") and isinstance(value, float):
-            dtype = xp.float64  # int array with a float: float, as numpy
-        else:
-            dtype = like.dtype
-        return xp.asarray(value, dtype=dtype, device=self._device)
+def torch_bound(function, side, x1, x2):
+    """``torch.minimum`` or ``maximum`` of tensors, ``torch.clamp`` of a tensor and a Python number."""
+    import torch
+
+    if hasattr(x1, "shape") and hasattr(x2, "shape"):
+        return function(x1, x2)
+    tensor, number = (x1, x2) if hasattr(x1, "shape") else (x2, x1)
+    if isinstance(number, float) and not tensor.dtype.is_floating_point:
+        tensor = tensor.to(torch.float64)
+    return torch.clamp(tensor, **{side: number})
 
 
 class SegmentLayout:
@@ -442,53 +457,89 @@ class SegmentLayout:
     """
 
     def __init__(self, ops, starts, n_values, longest, segment_of=None, *, uniform=False):
-        xp, self.ops = ops.xp, ops
-        n_segments = starts.shape[0]
-        self.shape, self.uniform = (n_segments, longest), uniform
-        self.empty = n_values == 0 or n_segments == 0
-        if uniform or self.empty:
-            if self.empty:
-                self.segment_of = ops.zeros(n_values, dtype=xp.int64)
-                return
-            self.segment_of = xp.reshape(xp.broadcast_to(ops.arange(n_segments)[:, None], self.shape), (-1,))
-            return
-        self.n_values, self.levels = n_values, max(int(longest) - 1, 0).bit_length()
-        sizes = ops.segment_sizes(starts, n_values)
-        # The class c of each segment, with 2**(c-1) < size <= 2**c (size 0 or 1: c = 0).
-        size_class = xp.astype(xp.ceil(xp.log2(ops.as_float(xp.maximum(sizes, 1)))), xp.int64)
-        one = xp.ones(1, dtype=xp.int64, device=ops.device)
-        size_class = xp.where(xp.bitwise_left_shift(one, size_class) < sizes, size_class + 1, size_class)
-        smaller = xp.bitwise_left_shift(one, xp.maximum(size_class - 1, 0)) >= sizes
-        size_class = xp.where((size_class > 0) & smaller, size_class - 1, size_class)
-        by_width = ops.stable_argsort(size_class, descending=True)
-        widths = xp.bitwise_left_shift(one, xp.take(size_class, by_width))
-        ends = ops.cumsum(widths)
-        self.n_cells = -(-(2 * n_values + n_segments) // 2**self.levels) * 2**self.levels
-        cells = ops.arange(self.n_cells)
-        run = xp.minimum(xp.searchsorted(ends, cells, side="right"), max(n_segments - 1, 0))
+        self.ops, self.starts, self.n_values, self.uniform = ops, starts, n_values, uniform
+        self.shape = (starts.shape[0], longest)
+        self.empty = n_values == 0 or starts.shape[0] == 0
+        self.levels = max(int(longest) - 1, 0).bit_length()  # halvings: 2**(levels-1) < longest <= 2**levels
+        if segment_of is not None:
+            self.segment_of = segment_of
+
+    @cached_property
+    def last(self):
+        """The index of each segment's last value."""
+        ops = self.ops
+        return ops.concat((self.starts[1:] - 1, ops.full(1, self.n_values - 1, dtype=self.starts.dtype)))
+
+    @cached_property
+    def segment_of(self):
+        """The segment of each value."""
+        ops, xp = self.ops, self.ops.xp
+        if self.uniform:
+            return xp.reshape(xp.broadcast_to(ops.arange(self.shape[0])[:, None], self.shape), (-1,))
+        return xp.searchsorted(self.starts, ops.arange(self.n_values), side="right") - 1
+
+    @cached_property
+    def sizes(self):
+        return self.ops.segment_sizes(self.starts, self.n_values)
+
+    @cached_property
+    def runs(self):
+        """Each segment's class c (its run is ``2**c`` cells), the order of the runs, and where they end."""
+        ops, xp = self.ops, self.ops.xp
+        # The class c of each segment, with 2**(c-1) < size <= 2**c (size 0 or 1: c = 0): how many of
+        # 1, 2, 4, ... it exceeds, counted exactly.
+        powers = xp.bitwise_left_shift(ops.ones(self.levels, dtype=xp.int64), ops.arange(self.levels))
+        size_class = xp.sum(ops.astype(self.sizes[:, None] > powers[None, :], xp.int64), axis=1)
+        by_width = ops.stable_argsort(size_class, descending=True)  # the widest first: every run stays aligned
+        widths = xp.bitwise_left_shift(ops.ones(self.shape[0], dtype=xp.int64), xp.take(size_class, by_width))
+        return size_class, by_width, widths, ops.cumsum(widths)
+
+    @cached_property
+    def cells(self):
+        """For each cell: its column in its run, the run's width, whether it holds a value, and which."""
+        ops, xp = self.ops, self.ops.xp
+        _, by_width, widths, ends = self.runs
+        # At most 2 n_values + n_segments cells (each run < 2 size + 1), rounded to whole widest runs.
+        n_cells = -(-(2 * self.n_values + self.shape[0]) // 2**self.levels) * 2**self.levels
+        cells = ops.arange(n_cells)
+        run = xp.minimum(xp.searchsorted(ends, cells, side="right"), self.shape[0] - 1)
         segment = xp.take(by_width, run)
-        self.width = xp.take(widths, run)  # of each cell's run
-        self.column = cells - (xp.take(ends, run) - self.width)
-        self.inside = (self.column < xp.take(sizes, segment)) & (cells < ends[-1])
-        self.rows = xp.where(self.inside, xp.take(starts, segment) + self.column, 0)
-        # Where each segment's reduction lies in the levels of halving laid end to end (level c holds
-        # the sums of aligned runs 2**c long), in the segments' order.
-        level_starts = ops.asarray(np.cumsum([0] + [self.n_cells >> level for level in range(self.levels)]))
-        offsets = ends - widths
-        by_segment = ops.stable_argsort(by_width)
-        self.pick = xp.take(level_starts, size_class) + xp.bitwise_right_shift(xp.take(offsets, by_segment), size_class)
-        if segment_of is None:
-            segment_of = xp.searchsorted(starts, ops.arange(n_values), side="right") - 1
-        self.segment_of = segment_of
-        # The cell of each value.
-        rank = xp.take(by_segment, segment_of)
-        self.cell = xp.take(offsets, rank) + ops.arange(n_values) - xp.take(starts, segment_of)
+        width = xp.take(widths, run)
+        column = cells - (xp.take(ends, run) - width)
+        inside = (column < xp.take(self.sizes, segment)) & (cells < ends[-1])
+        return column, width, inside, xp.where(inside, xp.take(self.starts, segment) + column, 0)
+
+    @cached_property
+    def offsets(self):
+        """Where each segment's run starts, in the segments' order."""
+        ops, xp = self.ops, self.ops.xp
+        _, by_width, widths, ends = self.runs
+        return xp.take(ends - widths, ops.stable_argsort(by_width))
+
+    @cached_property
+    def pick(self):
+        """Where each segment's reduction lies in the levels of halving laid end to end.
+
+        Level c holds the reductions of the aligned runs of ``2**c`` cells and
+        starts after ``n (1 + 1/2 + ... + 1/2**(c-1)) = 2 n - 2 n / 2**c`` cells.
+        """
+        xp = self.ops.xp
+        size_class, n_cells = self.runs[0], self.cells[0].shape[0]
+        twice = xp.full_like(size_class, 2 * n_cells)
+        return 2 * n_cells - xp.bitwise_right_shift(twice, size_class) + xp.bitwise_right_shift(self.offsets, size_class)
+
+    @cached_property
+    def cell(self):
+        """The cell of each value."""
+        ops, xp = self.ops, self.ops.xp
+        return xp.take(self.offsets, self.segment_of) + ops.arange(self.n_values) - xp.take(self.starts, self.segment_of)
 
     def padded(self, values, fill):
         """The values (along the first axis) on the layout's cells, ``fill`` on the padding."""
         xp = self.ops.xp
-        inside = xp.reshape(self.inside, (-1, *[1] * (values.ndim - 1)))
-        return xp.where(inside, xp.take(values, self.rows, axis=0), fill)
+        _, _, inside, rows = self.cells
+        inside = xp.reshape(inside, (-1, *[1] * (values.ndim - 1)))
+        return xp.where(inside, xp.take(values, rows, axis=0), fill)
 
     def reduce(self, values, reduce, identity):
         """``reduce`` (sum, max, prod) of the values (along the first axis) of each segment (``identity`` if empty)."""
@@ -514,14 +565,14 @@ class SegmentLayout:
             before = xp.cumulative_prod(padded[:, :-1], axis=1)
             ones = xp.ones((self.shape[0], 1), dtype=values.dtype, device=self.ops.device)
             return xp.reshape(xp.concat((ones, before), axis=1), (-1,))
-        cells = self.padded(values, 1.0)
+        cells, column = self.padded(values, 1.0), self.cells[0]
         # Each cell starts from the cell before it in its run (1 for the run's first), then gathers the
         # products of the 1, 2, 4, ... cells before that.
-        scanned = xp.where(self.column == 0, 1.0, self.ops.concat((self.ops.ones(1, dtype=values.dtype), cells[:-1])))
+        scanned = xp.where(column == 0, 1.0, self.ops.concat((self.ops.ones(1, dtype=values.dtype), cells[:-1])))
         stride = 1
         while stride < 2**self.levels:
             shifted = self.ops.concat((self.ops.ones(stride, dtype=values.dtype), scanned[:-stride]))
-            scanned = xp.where(self.column >= stride, scanned * shifted, scanned)
+            scanned = xp.where(column >= stride, scanned * shifted, scanned)
             stride *= 2
         return xp.take(scanned, self.cell)
 
@@ -530,10 +581,10 @@ class SegmentLayout:
         xp = self.ops.xp
         if self.empty:
             return values
-        cells = self.padded(values, -np.inf)
+        cells, (column, width, _, _) = self.padded(values, -np.inf), self.cells
         stride = 1
         while stride < 2**self.levels:
             shifted = self.ops.concat((cells[stride:], self.ops.full(stride, -np.inf, dtype=values.dtype)))
-            cells = xp.where(self.column + stride < self.width, xp.maximum(cells, shifted), cells)
+            cells = xp.where(column + stride < width, xp.maximum(cells, shifted), cells)
             stride *= 2
         return xp.take(cells, self.cell)

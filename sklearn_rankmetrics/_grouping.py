@@ -693,17 +693,21 @@ class Ranking:
 
     def aggregate(self, values, defined, *, average=True, zero_division=0.0):
         """Per-query values, with undefined queries set to ``zero_division``, or their weighted mean."""
-        zero_division = check_zero_division(zero_division)
-        values = self.xp.where(defined, values, zero_division)
+        values = self.fill_undefined(values, defined, zero_division)
         if not average:
             self.ops.flush()
             return values
-        return self.means([values])[0]
+        return self.means([values])[0][0]
 
-    def means(self, columns):
+    def fill_undefined(self, values, defined, zero_division):
+        """The per-query values with ``zero_division`` where the metric is undefined."""
+        return self.xp.where(defined, values, check_zero_division(zero_division))
+
+    def means(self, columns, also=()):
         """The weighted mean of each per-query array's values that are not NaN (nan, with a warning, if none).
 
-        A namespace reads them all back at once (see :meth:`NumpyOps.read`).
+        Returns the means and the values of the 0-d arrays ``also``: a
+        namespace reads them all back in one copy (see :meth:`NumpyOps.read`).
         """
         if self.ops.compacts:
             found = []
@@ -712,8 +716,9 @@ class Ranking:
                 weights = None if self.query_weights is None else self.query_weights[kept]
                 entered = kept.any() and (weights is None or weights.any())
                 found.append((weighted_mean(values[kept], weights) if entered else None, entered))
+            also = self.ops.read(*also)
         else:
-            found = self.ops.weighted_means(columns, self.query_weights)
+            found, also = self.ops.weighted_means(columns, self.query_weights, also)
         for _, entered in found:
             if not entered:
                 warn(
@@ -721,7 +726,7 @@ class Ranking:
                     "Pass zero_division=0.0 or 1.0 to score such queries.",
                     UndefinedMetricWarning,
                 )
-        return [mean if entered else float("nan") for mean, entered in found]
+        return [mean if entered else float("nan") for mean, entered in found], also
 
 
 def weighted_mean(values, weights=None):

@@ -355,27 +355,51 @@ def test_arrays_in_host_memory_take_numpys_kernels(monkeypatch):
     np.testing.assert_allclose(values.numpy(), expected, rtol=1e-15)
 
 
-def cuda_torch():
+def on_a_gpu(library):
+    """A function that puts a numpy array on a GPU as an array of ``library``; skips without one."""
     try:
-        import torch
+        module = __import__(library)
     except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
+        pytest.skip(f"{library} is not installed")
+    if library == "torch":
+        if not module.cuda.is_available():
+            pytest.skip("PyTorch sees no CUDA GPU")
+        return lambda array: module.as_tensor(array, device="cuda")
+    if library == "cupy":
+        try:
+            module.cuda.runtime.getDeviceCount()
+        except Exception:  # noqa: BLE001 - CuPy's errors when no GPU or driver is there vary
+            pytest.skip("CuPy sees no GPU")
+        return module.asarray
+    try:
+        gpu = module.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("JAX sees no GPU")
+    module.config.update("jax_enable_x64", True)  # float64, as every library's metrics compute
+    return lambda array: module.device_put(array, gpu)
 
 
-@pytest.mark.skipif(cuda_torch() is None, reason="needs PyTorch with a CUDA GPU")
+@pytest.mark.parametrize("library", ["torch", "cupy", "jax"])
 @pytest.mark.parametrize("ties", TIES)
-def test_every_in_namespace_metric_on_a_cuda_gpu(ties):
-    torch = cuda_torch()
+def test_every_metric_and_the_report_on_a_gpu(library, ties):
+    to_gpu = on_a_gpu(library)
     y_true, y_score, qid = rows(11, n=3000)
-    on_gpu = [torch.as_tensor(array, device="cuda") for array in (y_true, y_score, qid)]
+    on_gpu = [to_gpu(array) for array in (y_true, y_score, qid)]
     for name in IN_NAMESPACE:
         options = {"ties": ties, "average": False, **({} if name == "bpref" else {"k": 10})}
         with sklearn.config_context(array_api_dispatch=True):
             values = METRICS[name](on_gpu[0], on_gpu[1], qid=on_gpu[2], **options)
-        assert values.device.type == "cuda"
+            mean = METRICS[name](on_gpu[0], on_gpu[1], qid=on_gpu[2], **{**options, "average": True})
+        assert _array_api.library(values) == _array_api.library(on_gpu[0]) and not _array_api.in_host_memory([values])
         expected = METRICS[name](y_true, y_score, qid=qid, **options)
-        np.testing.assert_allclose(values.cpu().numpy(), expected, rtol=1e-12, atol=1e-15, err_msg=name)
+        np.testing.assert_allclose(_array_api.to_numpy(values), expected, rtol=1e-12, atol=1e-15, err_msg=name)
+        assert mean == pytest.approx(METRICS[name](y_true, y_score, qid=qid, ties=ties, **({} if name == "bpref" else {"k": 10})), rel=1e-12)
+    metrics = ["ndcg@10", "map", "mrr@10", "err@20", "precision@10"]
+    with sklearn.config_context(array_api_dispatch=True):
+        report = ranking_report(*on_gpu[:2], qid=on_gpu[2], metrics=metrics, ties=ties, average=False)
+    expected = ranking_report(y_true, y_score, qid=qid, metrics=metrics, ties=ties, average=False)
+    for name, values in expected.items():
+        np.testing.assert_allclose(_array_api.to_numpy(report[name]), values, rtol=1e-12, err_msg=name)
 
 
 @pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic"])
