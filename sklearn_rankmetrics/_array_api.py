@@ -252,8 +252,8 @@ class ArrayApiOps:
     def concat(self, arrays):
         return self.xp.concat(arrays)
 
-    def cumsum(self, array, dtype=None):
-        return self.xp.cumulative_sum(array, dtype=dtype)
+    def cumsum(self, array, dtype=None, axis=None):
+        return self.xp.cumulative_sum(array, dtype=dtype, axis=axis)
 
     def flatnonzero(self, mask, count=None):
         """Indices of the True values; with their ``count`` known, found without a data-dependent shape."""
@@ -297,14 +297,14 @@ class ArrayApiOps:
         return order, take(codes, order), self.differs_from_previous(take(y_score, order))
 
     # Segments: runs of values that start at ``starts`` (increasing) and end at the next start.
-    def register(self, starts, n_values, longest, segment_of=None, *, uniform=False):
+    def register(self, starts, n_values, longest, segment_of=None, *, given=False):
         """Declare the segments of ``n_values`` values that begin at ``starts``: none is longer than ``longest``.
 
         ``segment_of`` (the segment of each value) saves a search. With
-        ``uniform``, every segment is exactly ``longest`` values (padded rows
-        of a matrix, flattened). Returns ``starts``.
+        ``given``, the values are the rows of a padded matrix, flattened: every
+        segment is ``longest`` values (see :class:`SegmentLayout`). Returns ``starts``.
         """
-        self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, longest, segment_of, uniform=uniform)
+        self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, longest, segment_of, given=given)
         return starts
 
     def register_groups(self, groups, starts):
@@ -333,6 +333,12 @@ class ArrayApiOps:
     def running_count(self, mask):
         return self.cumsum(self.astype(mask, self.xp.int64))
 
+    def run_starts(self, is_start, number):
+        """The index of the first element of each element's run (``number``: the running count of the starts)."""
+        if self.xp.running_max is not None:  # one scan
+            return self.xp.running_max(self.xp.where(is_start, self.arange(is_start.shape[0]), 0))
+        return self.xp.searchsorted(number, number)
+
     def counts_between(self, running, starts):
         # The running total at each segment's last value, less the one at the previous segment's.
         at_end = self.xp.take(running, self.layout(starts, running.shape[0]).last)
@@ -343,8 +349,16 @@ class ArrayApiOps:
         before = self.cumsum(values) - values
         return before - self.xp.take(self.xp.take(before, starts), self.segment_of(starts, values.shape[0]))
 
-    def segment_sum(self, values, starts):
-        return self.layout(starts, values.shape[0]).reduce(values, self.xp.sum, 0.0)
+    def segment_sum(self, values, starts, whole=False, within=None):
+        """Sum of the values of each segment.
+
+        ``whole``: the values are whole numbers whose total is below 2**53, so
+        that differences of one running sum are exact. ``within``: only the
+        first ``within`` values of each segment can be other than 0.
+        """
+        if whole:
+            return self.counts_between(self.cumsum(values), starts)
+        return self.layout(starts, values.shape[0]).leading(within).reduce(values, self.xp.sum, 0.0)
 
     def segment_max(self, values, starts):
         return self.layout(starts, values.shape[0]).reduce(values, self.xp.max, -np.inf)
@@ -352,17 +366,23 @@ class ArrayApiOps:
     def segment_prod(self, values, starts):
         return self.layout(starts, values.shape[0]).reduce(values, self.xp.prod, 1.0)
 
-    def group_sum(self, values, groups, n_groups):
-        """Sum of ``values`` over each group 0 .. n_groups - 1, for non-decreasing ``groups`` (empty groups: 0)."""
+    def group_sum(self, values, groups, n_groups, within=None):
+        """Sum of ``values`` over each group 0 .. n_groups - 1, for non-decreasing ``groups`` (empty groups: 0).
+
+        ``within``: only the first ``within`` values of each group can be other than 0.
+        """
         registered = self.groups.get(id(groups))
         if registered is not None and registered[0] is groups:
-            return self.segment_sum(values, registered[1])
+            return self.segment_sum(values, registered[1], within=within)
         starts = self.xp.searchsorted(groups, self.arange(n_groups, dtype=groups.dtype))
         return self.segment_sum(values, starts)
 
-    def segment_exclusive_cumprod(self, values, starts):
-        """Product of the values above each one in its segment (1 for a segment's first)."""
-        return self.layout(starts, values.shape[0]).exclusive_cumprod(values)
+    def segment_exclusive_cumprod(self, values, starts, within=None):
+        """Product of the values above each one in its segment (1 for a segment's first).
+
+        ``within``: only the products at the first ``within`` values of each segment are wanted.
+        """
+        return self.layout(starts, values.shape[0]).leading(within).exclusive_cumprod(values)
 
     def segment_suffix_max(self, values, starts):
         """Largest value at or after each one in its segment."""
@@ -409,9 +429,12 @@ class Namespace:
             import torch
 
             self.take = lambda x, indices, /, *, axis=0: torch.index_select(x, axis, indices)
+            self.running_max = lambda x: torch.cummax(x, 0).values
             self.where = torch_where
             self.minimum = lambda x1, x2, /: torch_bound(torch.minimum, "max", x1, x2)
             self.maximum = lambda x1, x2, /: torch_bound(torch.maximum, "min", x1, x2)
+
+    running_max = None  # not in the standard
 
     def __getattr__(self, name):
         value = getattr(self._xp, name)
@@ -441,28 +464,50 @@ def torch_bound(function, side, x1, x2):
 
 
 class SegmentLayout:
-    """Segments of ``n_values`` values laid out on a flat padded array, for reductions and scans on a device.
+    """Segments of ``n_values`` values laid out on padded cells, for reductions and scans on a device.
 
-    Each segment takes a run of cells ``2**c`` long with ``2**(c-1) < size <=
-    2**c``, at an offset that is a multiple of it (the widest segments come
-    first, so every run stays aligned), and padding fills the rest; there are
-    at most ``2 * n_values + n_segments`` cells. Halving the array ``c`` times
-    then sums (or multiplies, or maximises) exactly the cells of every
-    segment of width ``2**c``, with no rounding carried from another
-    segment. Scans step through the cells of each run with doubling strides.
     Nothing is read back: every size comes from ``n_values``, the number of
     segments and ``longest``, a bound on their sizes that the host knows.
-    With ``uniform``, the values are already padded rows of a matrix, one per
-    segment, each ``longest`` wide.
+    Padding holds the operation's identity, so that each segment reduces on
+    its own, with no rounding carried from another (as with numpy's
+    ``reduceat``). Three layouts:
+
+    - ``given``: the values already are the rows of a padded matrix, one per
+      segment, ``longest`` wide (a padded top k, flattened);
+    - a grid: one row of ``longest`` cells per segment, when that pads the
+      values at most ``GRID_PADDING`` times; reductions and scans run along
+      its rows;
+    - aligned runs otherwise: each segment takes a run of ``2**c`` cells with
+      ``2**(c-1) < size <= 2**c``, at an offset that is a multiple of it (the
+      widest classes first), at most ``2 n_values + n_segments`` cells in all.
+      Halving the cells ``c`` times reduces exactly the runs of width
+      ``2**c``; scans step through each run with doubling strides.
+
+    :meth:`leading` lays out only the first values of each segment.
     """
 
-    def __init__(self, ops, starts, n_values, longest, segment_of=None, *, uniform=False):
-        self.ops, self.starts, self.n_values, self.uniform = ops, starts, n_values, uniform
-        self.shape = (starts.shape[0], longest)
+    GRID_PADDING = 4
+
+    def __init__(self, ops, starts, n_values, longest, segment_of=None, *, given=False):
+        self.ops, self.starts, self.n_values, self.given = ops, starts, n_values, given
+        self.longest = int(longest)
+        self.shape = (starts.shape[0], self.longest)
         self.empty = n_values == 0 or starts.shape[0] == 0
-        self.levels = max(int(longest) - 1, 0).bit_length()  # halvings: 2**(levels-1) < longest <= 2**levels
+        self.grid = given or self.shape[0] * self.longest <= self.GRID_PADDING * max(n_values, 1)
+        self.levels = max(self.longest - 1, 0).bit_length()  # halvings: 2**(levels-1) < longest <= 2**levels
+        self.leading_layouts = {}
         if segment_of is not None:
             self.segment_of = segment_of
+
+    def leading(self, within):
+        """The layout of the first ``within`` values of each segment (a grid), or this one if none is longer."""
+        if within is None or within >= self.longest or self.given:
+            return self
+        if within not in self.leading_layouts:
+            layout = SegmentLayout(self.ops, self.starts, self.n_values, within)
+            layout.grid, layout.sizes, layout.parent = True, self.ops.xp.minimum(self.sizes, within), self
+            self.leading_layouts[within] = layout
+        return self.leading_layouts[within]
 
     @cached_property
     def last(self):
@@ -474,7 +519,9 @@ class SegmentLayout:
     def segment_of(self):
         """The segment of each value."""
         ops, xp = self.ops, self.ops.xp
-        if self.uniform:
+        if hasattr(self, "parent"):
+            return self.parent.segment_of
+        if self.given:
             return xp.reshape(xp.broadcast_to(ops.arange(self.shape[0])[:, None], self.shape), (-1,))
         return xp.searchsorted(self.starts, ops.arange(self.n_values), side="right") - 1
 
@@ -483,38 +530,54 @@ class SegmentLayout:
         return self.ops.segment_sizes(self.starts, self.n_values)
 
     @cached_property
-    def runs(self):
-        """Each segment's class c (its run is ``2**c`` cells), the order of the runs, and where they end."""
-        ops, xp = self.ops, self.ops.xp
-        # The class c of each segment, with 2**(c-1) < size <= 2**c (size 0 or 1: c = 0): how many of
-        # 1, 2, 4, ... it exceeds, counted exactly.
-        powers = xp.bitwise_left_shift(ops.ones(self.levels, dtype=xp.int64), ops.arange(self.levels))
-        size_class = xp.sum(ops.astype(self.sizes[:, None] > powers[None, :], xp.int64), axis=1)
-        by_width = ops.stable_argsort(size_class, descending=True)  # the widest first: every run stays aligned
-        widths = xp.bitwise_left_shift(ops.ones(self.shape[0], dtype=xp.int64), xp.take(size_class, by_width))
-        return size_class, by_width, widths, ops.cumsum(widths)
-
-    @cached_property
     def cells(self):
-        """For each cell: its column in its run, the run's width, whether it holds a value, and which."""
+        """For each cell: its column, its row's width, whether it holds a value, and which (flat arrays)."""
         ops, xp = self.ops, self.ops.xp
-        _, by_width, widths, ends = self.runs
+        if self.grid:
+            columns = ops.arange(self.longest)[None, :]
+            inside = columns < self.sizes[:, None]
+            rows = xp.where(inside, self.starts[:, None] + columns, 0)
+            column = xp.broadcast_to(columns, self.shape)
+            flat = (xp.reshape(column, (-1,)), None, xp.reshape(inside, (-1,)), xp.reshape(rows, (-1,)))
+            return flat
+        _, _, by_width, first_cell, first_run, class_end = self.runs
         # At most 2 n_values + n_segments cells (each run < 2 size + 1), rounded to whole widest runs.
         n_cells = -(-(2 * self.n_values + self.shape[0]) // 2**self.levels) * 2**self.levels
         cells = ops.arange(n_cells)
-        run = xp.minimum(xp.searchsorted(ends, cells, side="right"), self.shape[0] - 1)
-        segment = xp.take(by_width, run)
-        width = xp.take(widths, run)
-        column = cells - (xp.take(ends, run) - width)
-        inside = (column < xp.take(self.sizes, segment)) & (cells < ends[-1])
+        # The class of each cell: its region is the first to end after it (regions lie widest first).
+        size_class = xp.maximum(self.levels - xp.searchsorted(xp.flip(class_end), cells, side="right"), 0)
+        place = cells - xp.take(first_cell, size_class)
+        run_in_class = xp.bitwise_right_shift(place, size_class)
+        column = place - xp.bitwise_left_shift(run_in_class, size_class)
+        segment = xp.take(by_width, xp.minimum(xp.take(first_run, size_class) + run_in_class, self.shape[0] - 1))
+        inside = (column < xp.take(self.sizes, segment)) & (cells < class_end[0])
+        width = xp.bitwise_left_shift(xp.ones_like(size_class), size_class)
         return column, width, inside, xp.where(inside, xp.take(self.starts, segment) + column, 0)
 
     @cached_property
-    def offsets(self):
-        """Where each segment's run starts, in the segments' order."""
+    def runs(self):
+        """Each segment's class c (its run is ``2**c`` cells) and its run's first cell, the segments in the runs'
+        order, and for each class (c = 0 .. levels) its first cell, its first run and its end.
+
+        The classes lie widest first, so that every run is aligned; within a
+        class the runs keep the segments' order.
+        """
         ops, xp = self.ops, self.ops.xp
-        _, by_width, widths, ends = self.runs
-        return xp.take(ends - widths, ops.stable_argsort(by_width))
+        classes = ops.arange(self.levels + 1)
+        # The class c of each segment, with 2**(c-1) < size <= 2**c (size 0 or 1: c = 0): how many of
+        # 1, 2, 4, ... it exceeds, counted exactly.
+        powers = xp.bitwise_left_shift(ops.ones(self.levels, dtype=xp.int64), classes[:-1])
+        size_class = xp.sum(ops.astype(self.sizes[:, None] > powers[None, :], xp.int64), axis=1)
+        member = size_class[:, None] == classes[None, :]
+        rank = ops.cumsum(ops.astype(member, xp.int64), axis=0)  # from 1 within each class
+        count = rank[-1, :]
+        n_cells = xp.bitwise_left_shift(count, classes)
+        first_cell = xp.sum(n_cells) - ops.cumsum(n_cells)  # the cells of the wider classes
+        first_run = xp.sum(count) - ops.cumsum(count)
+        within = xp.sum(xp.where(member, rank, 0), axis=1) - 1
+        offsets = xp.take(first_cell, size_class) + xp.bitwise_left_shift(within, size_class)
+        by_width = ops.stable_argsort(size_class, descending=True)
+        return size_class, offsets, by_width, first_cell, first_run, first_cell + n_cells
 
     @cached_property
     def pick(self):
@@ -524,19 +587,24 @@ class SegmentLayout:
         starts after ``n (1 + 1/2 + ... + 1/2**(c-1)) = 2 n - 2 n / 2**c`` cells.
         """
         xp = self.ops.xp
-        size_class, n_cells = self.runs[0], self.cells[0].shape[0]
-        twice = xp.full_like(size_class, 2 * n_cells)
-        return 2 * n_cells - xp.bitwise_right_shift(twice, size_class) + xp.bitwise_right_shift(self.offsets, size_class)
+        size_class, offsets = self.runs[:2]
+        twice = xp.full_like(size_class, 2 * self.cells[0].shape[0])
+        return twice - xp.bitwise_right_shift(twice, size_class) + xp.bitwise_right_shift(offsets, size_class)
 
     @cached_property
     def cell(self):
-        """The cell of each value."""
+        """The cell of each value (a value past a leading layout's width: some cell of its segment)."""
         ops, xp = self.ops, self.ops.xp
-        return xp.take(self.offsets, self.segment_of) + ops.arange(self.n_values) - xp.take(self.starts, self.segment_of)
+        position = ops.arange(self.n_values) - xp.take(self.starts, self.segment_of)
+        if self.grid:
+            return self.segment_of * self.longest + xp.minimum(position, self.longest - 1)
+        return xp.take(self.runs[1], self.segment_of) + position
 
     def padded(self, values, fill):
         """The values (along the first axis) on the layout's cells, ``fill`` on the padding."""
         xp = self.ops.xp
+        if self.given:
+            return values
         _, _, inside, rows = self.cells
         inside = xp.reshape(inside, (-1, *[1] * (values.ndim - 1)))
         return xp.where(inside, xp.take(values, rows, axis=0), fill)
@@ -546,9 +614,9 @@ class SegmentLayout:
         xp, rest = self.ops.xp, tuple(values.shape[1:])
         if self.empty:
             return xp.full((self.shape[0], *rest), identity, dtype=values.dtype, device=self.ops.device)
-        if self.uniform:
-            return reduce(xp.reshape(values, (*self.shape, *rest)), axis=1)
         level = self.padded(values, identity)
+        if self.grid:
+            return reduce(xp.reshape(level, (*self.shape, *rest)), axis=1)
         levels = [level]
         for _ in range(self.levels):
             level = reduce(xp.reshape(level, (-1, 2, *rest)), axis=1)
@@ -557,34 +625,43 @@ class SegmentLayout:
 
     def exclusive_cumprod(self, values):
         """Product of the values before each one in its segment (1 for the first)."""
-        xp = self.ops.xp
+        ops, xp = self.ops, self.ops.xp
         if self.empty:
             return values
-        if self.uniform:
-            padded = xp.reshape(values, self.shape)
-            before = xp.cumulative_prod(padded[:, :-1], axis=1)
-            ones = xp.ones((self.shape[0], 1), dtype=values.dtype, device=self.ops.device)
-            return xp.reshape(xp.concat((ones, before), axis=1), (-1,))
-        cells, column = self.padded(values, 1.0), self.cells[0]
+        cells = self.padded(values, 1.0)
+        if self.grid:
+            before = xp.cumulative_prod(xp.reshape(cells, self.shape)[:, :-1], axis=1)
+            ones = ops.ones((self.shape[0], 1), dtype=values.dtype)
+            scanned = xp.reshape(xp.concat((ones, before), axis=1), (-1,))
+            return scanned if self.given else xp.take(scanned, self.cell)
+        column = self.cells[0]
         # Each cell starts from the cell before it in its run (1 for the run's first), then gathers the
         # products of the 1, 2, 4, ... cells before that.
-        scanned = xp.where(column == 0, 1.0, self.ops.concat((self.ops.ones(1, dtype=values.dtype), cells[:-1])))
+        scanned = xp.where(column == 0, 1.0, ops.concat((ops.ones(1, dtype=values.dtype), cells[:-1])))
         stride = 1
         while stride < 2**self.levels:
-            shifted = self.ops.concat((self.ops.ones(stride, dtype=values.dtype), scanned[:-stride]))
+            shifted = ops.concat((ops.ones(stride, dtype=values.dtype), scanned[:-stride]))
             scanned = xp.where(column >= stride, scanned * shifted, scanned)
             stride *= 2
         return xp.take(scanned, self.cell)
 
     def suffix_max(self, values):
         """Largest value at or after each one in its segment."""
-        xp = self.ops.xp
+        ops, xp = self.ops, self.ops.xp
         if self.empty:
             return values
-        cells, (column, width, _, _) = self.padded(values, -np.inf), self.cells
-        stride = 1
+        cells, stride = self.padded(values, -np.inf), 1
+        if self.grid:
+            cells = xp.reshape(cells, self.shape)
+            while stride < self.longest:
+                beyond = ops.full((self.shape[0], stride), -np.inf, dtype=values.dtype)
+                cells = xp.maximum(cells, xp.concat((cells[:, stride:], beyond), axis=1))
+                stride *= 2
+            cells = xp.reshape(cells, (-1,))
+            return cells if self.given else xp.take(cells, self.cell)
+        column, width, _, _ = self.cells
         while stride < 2**self.levels:
-            shifted = self.ops.concat((cells[stride:], self.ops.full(stride, -np.inf, dtype=values.dtype)))
+            shifted = ops.concat((cells[stride:], ops.full(stride, -np.inf, dtype=values.dtype)))
             cells = xp.where(column + stride < width, xp.maximum(cells, shifted), cells)
             stride *= 2
         return xp.take(cells, self.cell)

@@ -611,7 +611,8 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     blocks, rows, offsets, first_blocks = ranking.blocks_above(k or ranking.n_rows)
     stops = stop(rows)
     go_on = 1.0 - stops
-    reach = ops.segment_exclusive_cumprod(ops.segment_prod(go_on, offsets), first_blocks)
+    # Only the blocks above k count: at most the first k of a query.
+    reach = ops.segment_exclusive_cumprod(ops.segment_prod(go_on, offsets), first_blocks, within=k)
     sizes, first = ops.take(ranking.block_sizes, blocks), ops.take(ranking.block_first, blocks)
     # Only the blocks above k count (all of them, unless subsets are kept whole: see Ranking.blocks_above).
     above = first < (k or ranking.n_rows)
@@ -621,7 +622,7 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     if n_tied:
         tied_stops = tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, int(n_tied), int(n_tied_rows))
         value = xp.where(tied, tied_stops, value)
-    return ops.segment_sum(reach * value, first_blocks), ranking.has_relevant()
+    return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
 
 
 def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows):

@@ -123,10 +123,14 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
     scale = sum_safe_scale(gain_values(ranking.top_label, gain), ranking.longest) if normalize else 1.0
     if scale != 1.0:
         gains = gains * scale
+    # Whole gains sum exactly by running sums (where a namespace uses them: see ArrayApiOps.segment_sum).
+    whole = bool(ranking.whole_labels) and scale == 1.0
+    whole = whole and (gain == "linear" or gain_values(ranking.top_label, gain) * ranking.n_rows < 2**53)
     with np.errstate(over="ignore"):  # an overflow is raised as an error below
-        dcg = (
-            tie_averaged_dcg(ranking, gains, weights, k) if ranking.has_ties else plain_dcg(ranking, gains, weights, k)
-        )
+        if ranking.has_ties:
+            dcg = tie_averaged_dcg(ranking, gains, weights, k, whole)
+        else:
+            dcg = plain_dcg(ranking, gains, weights, k)
     if not normalize:
         check_no_overflow(dcg, metric, ranking.ops)
         return dcg, ranking.has_relevant()
@@ -139,7 +143,7 @@ def plain_dcg(ranking, gains, weights, k):
     return ops.segment_sum(ops.take(gains, rows) * ops.take(ops.asarray(weights), positions), starts)
 
 
-def tie_averaged_dcg(ranking, gains, weights, k):
+def tie_averaged_dcg(ranking, gains, weights, k, whole=False):
     # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
     # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
     ops, xp = ranking.ops, ranking.xp
@@ -147,8 +151,9 @@ def tie_averaged_dcg(ranking, gains, weights, k):
     cumulative = cumulative_weights(weights, ops)
     first, sizes = ops.take(ranking.block_first, blocks), ops.take(ranking.block_sizes, blocks)
     filled = ops.take(cumulative, xp.minimum(first + sizes, len(weights))) - ops.take(cumulative, first)
-    block_gains = ops.segment_sum(ops.take(gains, rows), offsets) / ops.as_float(sizes) * filled
-    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries)
+    block_gains = ops.segment_sum(ops.take(gains, rows), offsets, whole) / ops.as_float(sizes) * filled
+    # The blocks from the cutoff on weigh 0: at most the first K blocks of a query count.
+    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries, within=len(weights) if k is None else k)
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):

@@ -335,7 +335,7 @@ class NumpyOps:
     def flush(self):
         """Raise what the pending checks found (numpy's raise at once)."""
 
-    def register(self, starts, n_values, longest, segment_of=None, *, uniform=False):
+    def register(self, starts, n_values, longest, segment_of=None, *, given=False):
         """Declare segments for the namespaces that lay them out (numpy needs nothing); returns ``starts``."""
         return starts
 
@@ -426,7 +426,8 @@ class NumpyOps:
         before -= values
         return before
 
-    def segment_sum(self, values, starts):
+    def segment_sum(self, values, starts, whole=False, within=None):
+        """Sum of the values of each segment (``whole`` and ``within`` help namespaces: see ArrayApiOps.segment_sum)."""
         return np.add.reduceat(values, starts)
 
     def segment_max(self, values, starts):
@@ -445,14 +446,14 @@ class NumpyOps:
         offset = (len(starts) - 1 - segment) * len(distinct)
         return distinct[np.maximum.accumulate((value_rank.reshape(-1) + offset)[::-1])[::-1] - offset]
 
-    def segment_exclusive_cumprod(self, values, starts):
+    def segment_exclusive_cumprod(self, values, starts, within=None):
         """Product of the values above each one in its segment (1 for a segment's first)."""
         exclusive = np.ones_like(values)
         exclusive[1:] = segment_accumulate(np.multiply, values, starts, self.segment_sizes(starts, len(values)))[:-1]
         exclusive[starts] = 1.0
         return exclusive
 
-    def group_sum(self, values, groups, n_groups):
+    def group_sum(self, values, groups, n_groups, within=None):
         return np.bincount(groups, weights=values, minlength=n_groups)
 
     def first_true_from(self, mask, starts):
@@ -500,6 +501,7 @@ class Ranking:
         self.block_starts = block_starts
         self.query_weights = query_weights
         self._relevance = {}
+        self.whole_labels = None  # whether every label is a whole number, where known
 
     @cached_property
     def positions(self):
@@ -579,17 +581,18 @@ class Ranking:
         """Number of rows of each query where ``mask`` holds."""
         return self.ops.counts_between(self.ops.running_count(mask), self.query_starts)
 
-    def per_block(self, values):
-        """Sum of row ``values`` over each block."""
-        return self.ops.segment_sum(values, self.block_starts) if self.has_ties else values
+    def per_block(self, values, whole=False):
+        """Sum of row ``values`` over each block (``whole``: whole numbers, see :meth:`NumpyOps.segment_sum`)."""
+        return self.ops.segment_sum(values, self.block_starts, whole) if self.has_ties else values
 
     def block_mean(self, values):
         """Mean of row ``values`` over each block."""
         return self.per_block(values) / self.ops.as_float(self.block_sizes) if self.has_ties else values
 
-    def query_total(self, block_values):
-        """Sum of block values over each query."""
-        return self.ops.segment_sum(block_values, self.query_block_starts)
+    def query_total(self, block_values, within=None):
+        """Sum of block values over each query (``within``: only the first ``within`` blocks of each can be other
+        than 0, see :meth:`NumpyOps.segment_sum`)."""
+        return self.ops.segment_sum(block_values, self.query_block_starts, within=within)
 
     def visible(self, cutoff):
         """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query), as floats."""
@@ -653,13 +656,14 @@ class Ranking:
         shown = columns < self.query_sizes[:, None]
         rows = xp.reshape(self.query_starts[:, None] + xp.where(shown, columns, 0), (-1,))
         positions = xp.reshape(xp.where(shown, columns, k), (-1,))
-        starts = ops.register(ops.arange(self.n_queries) * k, rows.shape[0], k, uniform=True)
+        starts = ops.register(ops.arange(self.n_queries) * k, rows.shape[0], k, given=True)
         return rows, starts, positions
 
-    def with_labels(self, labels):
-        """The same ranking with other judged labels (in rank order), sharing the segments."""
+    def with_labels(self, labels, *, whole=None):
+        """The same ranking with other judged labels (in rank order; ``whole``: all whole numbers), sharing the
+        segments."""
         ranking = copy.copy(self)
-        ranking.judged_labels, ranking._relevance = labels, {}
+        ranking.judged_labels, ranking._relevance, ranking.whole_labels = labels, {}, whole
         ranking.labels = self.shown(labels)
         ranking.__dict__.pop("top_label", None)
         return ranking
@@ -933,26 +937,29 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
         if ties == "average":
             block_number, block_positions = numbered_runs(changes | is_start, ops)
             n_blocks, longest_block = block_number[-1], xp.max(block_positions) + 1
+            # The blocks of each row's query up to it; the most, at a query's last row.
+            most_blocks = xp.max(block_number - xp.take(block_number, ops.arange(n_rows) - positions)) + 1
         else:
-            n_blocks = longest_block = n_rows
+            n_blocks = longest_block = most_blocks = n_rows
         facts = ops.read(
             invalid,
             query_number[-1],
             n_blocks,
             xp.max(positions) + 1,
             longest_block,
+            most_blocks,
             xp.min(scores) == -np.inf,
             xp.max(labels),
             xp.all(xp.floor(labels) == labels),
         )
-        invalid, n_queries, n_blocks, longest, longest_block, some_not_retrieved, top, whole = facts
+        invalid, n_queries, n_blocks, longest, longest_block, most_blocks, some_not_retrieved, top, whole = facts
     if rows is None or invalid:
         rank_queries(
             *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
         )
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    n_queries, n_blocks, longest, longest_block = int(n_queries), int(n_blocks), int(longest), int(longest_block)
-    ops.label_top, ops.labels_whole = np.float64(top), bool(whole)
+    n_queries, n_blocks, longest = int(n_queries), int(n_blocks), int(longest)
+    ops.label_top, ops.labels_whole = np.float64(top), bool(whole)  # for the ranking's labels and their subsets
     query_starts = xp.searchsorted(query_number, ops.arange(1, n_queries + 1))
     query_of_row = query_number - 1
     ops.register(query_starts, n_rows, longest, query_of_row)
@@ -962,14 +969,15 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
     block_starts = None
     if n_blocks < n_rows:
         block_starts = xp.searchsorted(block_number, ops.arange(1, n_blocks + 1))
-        ops.register(block_starts, n_rows, longest_block, block_number - 1)
+        ops.register(block_starts, n_rows, int(longest_block), block_number - 1)
     ranking = Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops)
+    ranking.whole_labels = ops.labels_whole and top * n_rows < 2**53  # sums of labels exact in float64
     # What the host learnt and the device built on the way, for the ranking's cached properties.
     ranking.__dict__.update(positions=positions, longest=longest, top_label=ops.label_top, query_of_row=query_of_row)
     if block_starts is not None:
         query_block_starts = xp.take(block_number, query_starts) - 1
         query_of_block = xp.take(query_of_row, block_starts)
-        ops.register(query_block_starts, n_blocks, longest, query_of_block)
+        ops.register(query_block_starts, n_blocks, int(most_blocks), query_of_block)
         ops.register_groups(query_of_block, query_block_starts)
         ranking.__dict__.update(query_block_starts=query_block_starts, query_of_block=query_of_block)
     if is_foreign(qid) and qid.ndim == 1:
@@ -984,7 +992,7 @@ def numbered_runs(is_start, ops):
     finds its run's first element. No shape depends on the data.
     """
     number = ops.running_count(is_start)
-    return number, ops.arange(number.shape[0]) - ops.xp.searchsorted(number, number)
+    return number, ops.arange(number.shape[0]) - ops.run_starts(is_start, number)
 
 
 def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):

@@ -28,7 +28,7 @@ def _bpref(ranking, *, relevance_threshold=1, judged=None):
     n_nonrelevant = ranking.query_count(nonrelevant)  # retrieved or not
     if ranking.retrieved is not None:
         nonrelevant &= ranking.retrieved
-    nonrelevant_in_block = ranking.per_block(ops.as_float(nonrelevant))
+    nonrelevant_in_block = ranking.per_block(ops.as_float(nonrelevant), whole=True)
     above = ranking.before_in_query(nonrelevant_in_block)
     # A relevant document placed uniformly in its tie block has each of
     # 0..s of the block's s judged non-relevant documents above it with the
@@ -56,7 +56,7 @@ def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, gra
     else:
         threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
         gains = ops.as_float(ranking.judged_labels >= threshold)
-    dcg, defined = _dcg(ranking.with_labels(gains), k=k, discount=lambda ranks: p ** (ranks - 1.0))
+    dcg, defined = _dcg(ranking.with_labels(gains, whole=not graded), k=k, discount=lambda ranks: p ** (ranks - 1.0))
     return (1.0 - p) * dcg, defined
 
 

@@ -24,7 +24,9 @@ def hits(ranking, in_block, cutoff):
     block's share ``in_block / size`` of relevant rows.
     """
     share = in_block / ranking.ops.as_float(ranking.block_sizes) if ranking.has_ties else in_block
-    return ranking.query_total(share * ranking.visible(cutoff))
+    # Blocks from rank k on add 0: at most the first k blocks of a query count.
+    within = cutoff if isinstance(cutoff, int) else None
+    return ranking.query_total(share * ranking.visible(cutoff), within)
 
 
 class RelevantRows:
