@@ -564,7 +564,7 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     # one per query, so their expectations are computed on the host.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
     query, first, sizes, relevant_in_block = ranking.marked_blocks(
-        deciding, ranking.block_first, ranking.block_sizes, in_block
+        deciding, ranking.block_first, ranking.block_sizes, in_block, within=k
     )
     first, sizes = first.astype(np.int64), sizes.astype(np.int64)
     value = 1.0 / (first + 1.0)

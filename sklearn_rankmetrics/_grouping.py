@@ -623,15 +623,18 @@ class Ranking:
         rows, offsets = segment_rows(take(self.block_starts, blocks), take(self.block_sizes, blocks), self.ops)[:2]
         return blocks, rows, offsets, self.xp.searchsorted(blocks, self.query_block_starts)
 
-    def marked_blocks(self, marked, *columns):
-        """The query of each ``marked`` block (at most one per query) and its ``columns`` as floats, on the host."""
+    def marked_blocks(self, marked, *columns, within=None):
+        """The query of each ``marked`` block (at most one per query) and its ``columns`` as floats, on the host.
+
+        ``within``: the marked blocks are among the first ``within`` of their query.
+        """
         ops, xp = self.ops, self.xp
         if ops.compacts:
             blocks = ops.flatnonzero(marked)
             return [self.query_of_block[blocks], *(np.asarray(values[blocks], dtype=np.float64) for values in columns)]
         # Each query's marked block, if any, by a sum over its blocks: one copy of them all.
         stacked = xp.stack([ops.as_float(marked), *(xp.where(marked, ops.as_float(c), 0.0) for c in columns)], axis=1)
-        per_query = ops.to_host(self.query_total(stacked))
+        per_query = ops.to_host(self.query_total(stacked, within))
         queries = np.flatnonzero(per_query[:, 0] > 0)
         return [queries, *per_query[queries, 1:].T]
 
