@@ -279,7 +279,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="1k and 10k queries only")
     parser.add_argument("--repeats", type=int, default=5, help="runs per implementation (median; default 5)")
     parser.add_argument("--device", help="time the metrics from PyTorch tensors on this device (cuda, cpu)")
-    parser.add_argument("--profile", action="append", default=[], help="with --device cuda: the profiler's table of this metric")
+    parser.add_argument(
+        "--profile", action="append", default=[], help="with --device cuda: the profiler's table of this metric"
+    )
     args = parser.parse_args()
     if args.device:
         device_benchmark(args.device, 1_000 if args.quick else 31_500, args.repeats, args.profile)
@@ -497,10 +499,10 @@ def cupy_time(cupy, run, arrays, data, repeats):
 
     try:
         found = synchronized(*arrays)
-    except Exception as error:  # noqa: BLE001 - the table says why
+    except Exception as error:  # the table says why
         return f"{type(error).__name__}"
     expected = run(*data)
-    same = all(np.allclose(np.asarray(to_float(a)), np.asarray(to_float(b)), rtol=1e-12) for a, b in pairs(found, expected))
+    same = all(np.allclose(to_float(a), to_float(b), rtol=1e-12) for a, b in pairs(found, expected))
     return f"{median_time(synchronized, arrays, repeats) * 1e3:6.2f} ms" + ("" if same else " DIFFERS")
 
 

@@ -23,7 +23,6 @@ from functools import cached_property
 import numpy as np
 import sklearn
 
-
 # Libraries whose arrays have an Array API namespace through array-api-compat without naming it themselves
 # (PyTorch's tensors, CuPy's arrays).
 WRAPPED = ("torch", "cupy")
@@ -333,10 +332,8 @@ class ArrayApiOps:
     def running_count(self, mask):
         return self.cumsum(self.astype(mask, self.xp.int64))
 
-    def run_starts(self, is_start, number):
+    def run_starts(self, number):
         """The index of the first element of each element's run (``number``: the running count of the starts)."""
-        if self.xp.running_max is not None:  # one scan
-            return self.xp.running_max(self.xp.where(is_start, self.arange(is_start.shape[0]), 0))
         return self.xp.searchsorted(number, number)
 
     def counts_between(self, running, starts):
@@ -408,8 +405,8 @@ class ArrayApiOps:
             total = xp.sum(weight)
             scalars += [xp.sum(xp.where(kept, values, 0.0) * weight) / total, total > 0]
         found = self.read(*scalars, *also)
-        pairs = [(mean, bool(entered)) for mean, entered in zip(found[:-len(also) or None:2], found[1:-len(also) or None:2], strict=True)]
-        return pairs, found[len(scalars):]
+        means, entered = found[: len(scalars) : 2], found[1 : len(scalars) : 2]
+        return [(mean, bool(flag)) for mean, flag in zip(means, entered, strict=True)], found[len(scalars) :]
 
 
 class Namespace:
@@ -429,12 +426,9 @@ class Namespace:
             import torch
 
             self.take = lambda x, indices, /, *, axis=0: torch.index_select(x, axis, indices)
-            self.running_max = lambda x: torch.cummax(x, 0).values
             self.where = torch_where
             self.minimum = lambda x1, x2, /: torch_bound(torch.minimum, "max", x1, x2)
             self.maximum = lambda x1, x2, /: torch_bound(torch.maximum, "min", x1, x2)
-
-    running_max = None  # not in the standard
 
     def __getattr__(self, name):
         value = getattr(self._xp, name)
@@ -446,8 +440,11 @@ def torch_where(condition, x1, x2, /):
     """``torch.where``, which takes Python numbers without a copy, as the standard promotes them."""
     import torch
 
-    if isinstance(x1, float) and not x2.dtype.is_floating_point or isinstance(x2, float) and not x1.dtype.is_floating_point:
-        x1, x2 = (torch.as_tensor(value, dtype=torch.float64) if hasattr(value, "shape") else value for value in (x1, x2))
+    def floats_meet_integers(number, tensor):
+        return isinstance(number, float) and not tensor.dtype.is_floating_point
+
+    if floats_meet_integers(x1, x2) or floats_meet_integers(x2, x1):
+        x1, x2 = (value.to(torch.float64) if hasattr(value, "shape") else value for value in (x1, x2))
     return torch.where(condition, x1, x2)
 
 
@@ -568,13 +565,16 @@ class SegmentLayout:
         # 1, 2, 4, ... it exceeds, counted exactly.
         powers = xp.bitwise_left_shift(ops.ones(self.levels, dtype=xp.int64), classes[:-1])
         size_class = xp.sum(ops.astype(self.sizes[:, None] > powers[None, :], xp.int64), axis=1)
-        member = size_class[:, None] == classes[None, :]
-        rank = ops.cumsum(ops.astype(member, xp.int64), axis=0)  # from 1 within each class
-        count = rank[-1, :]
+        # Each segment's rank in its class, from one running count over the classes' masks end to end
+        # (a scan along a 1-D array: PyTorch scans the other axes of a tall matrix slowly).
+        member = classes[:, None] == size_class[None, :]
+        running = xp.reshape(ops.running_count(xp.reshape(member, (-1,))), member.shape)
+        before = ops.concat((ops.zeros(1, dtype=xp.int64), running[:-1, -1]))  # the members of the classes below
+        count = running[:, -1] - before
+        within = xp.sum(xp.where(member, running - before[:, None], 0), axis=0) - 1
         n_cells = xp.bitwise_left_shift(count, classes)
         first_cell = xp.sum(n_cells) - ops.cumsum(n_cells)  # the cells of the wider classes
         first_run = xp.sum(count) - ops.cumsum(count)
-        within = xp.sum(xp.where(member, rank, 0), axis=1) - 1
         offsets = xp.take(first_cell, size_class) + xp.bitwise_left_shift(within, size_class)
         by_width = ops.stable_argsort(size_class, descending=True)
         return size_class, offsets, by_width, first_cell, first_run, first_cell + n_cells

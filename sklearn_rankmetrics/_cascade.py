@@ -641,11 +641,12 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_
     else:  # every row is in a block: those of the tied blocks, found by their count
         in_tied = xp.take(tied, ops.segment_of(offsets, go_on.shape[0]))
         rows = ops.flatnonzero(in_tied, count=n_tied_rows)
-    copied = ops.to_host(ops.concat((ops.take(go_on, rows), ops.as_float(tied_sizes), ops.as_float(ops.take(first, blocks)))))
+    tied_first = ops.as_float(ops.take(first, blocks))
+    copied = ops.to_host(ops.concat((ops.take(go_on, rows), ops.as_float(tied_sizes), tied_first)))
     host_go_on, host_sizes, host_first = np.split(copied, [n_tied_rows, n_tied_rows + n_tied])
     host_sizes, host_first = host_sizes.astype(np.int64), host_first.astype(np.int64)
-    host_starts = np.cumsum(host_sizes) - host_sizes
-    stops = ops.asarray(np.concatenate(([0.0], tied_reciprocal_stops(host_go_on, host_starts, host_sizes, host_first, k))))
+    host_stops = tied_reciprocal_stops(host_go_on, np.cumsum(host_sizes) - host_sizes, host_sizes, host_first, k)
+    stops = ops.asarray(np.concatenate(([0.0], host_stops)))
     # Block b takes the value of the tied block it is (its rank among them, from 1), the others the 0 in front.
     return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
 

@@ -153,7 +153,8 @@ def tie_averaged_dcg(ranking, gains, weights, k, whole=False):
     filled = ops.take(cumulative, xp.minimum(first + sizes, len(weights))) - ops.take(cumulative, first)
     block_gains = ops.segment_sum(ops.take(gains, rows), offsets, whole) / ops.as_float(sizes) * filled
     # The blocks from the cutoff on weigh 0: at most the first K blocks of a query count.
-    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries, within=len(weights) if k is None else k)
+    within = len(weights) if k is None else k
+    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries, within=within)
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):

@@ -995,7 +995,7 @@ def numbered_runs(is_start, ops):
     finds its run's first element. No shape depends on the data.
     """
     number = ops.running_count(is_start)
-    return number, ops.arange(number.shape[0]) - ops.run_starts(is_start, number)
+    return number, ops.arange(number.shape[0]) - ops.run_starts(number)
 
 
 def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):

@@ -264,12 +264,15 @@ def rank_biased_precision_score(
     check_zero_division(zero_division)
     ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
     values, defined = _rank_biased_precision(ranking, p=p, k=k, relevance_threshold=relevance_threshold, graded=graded)
-    score = ranking.aggregate(values, defined, average=average, zero_division=zero_division)
     if not return_residual:
-        return score
+        return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
     judged = judged_in_rank_order(judged, order, ranking.n_rows, ranking.ops)
     residual = rbp_residual(ranking, p=p, k=ranking.cutoff(k), judged=judged)
-    return score, ranking.aggregate(residual, defined, average=average, zero_division=zero_division)
+    both = [ranking.fill_undefined(each, defined, zero_division) for each in (values, residual)]
+    if not average:
+        ranking.ops.flush()
+        return tuple(both)
+    return tuple(ranking.means(both)[0])  # one read from a device
 
 
 @array_api_support(in_namespace=True)
@@ -338,8 +341,9 @@ def interpolated_precision_score(
     values, defined = _interpolated_precision(
         ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold
     )
-    columns = [
-        ranking.aggregate(values[:, level], defined, average=average, zero_division=zero_division)
-        for level in range(values.shape[1])
-    ]
-    return ranking.ops.asarray(np.array(columns)) if average else ranking.xp.stack(columns, axis=1)
+    values = ranking.fill_undefined(values, defined[:, None], zero_division)
+    if not average:
+        ranking.ops.flush()
+        return values
+    means = ranking.means([values[:, level] for level in range(values.shape[1])])[0]  # one read from a device
+    return ranking.ops.asarray(np.array(means))
