@@ -156,12 +156,12 @@ class ArrayApiOps:
     (:meth:`read`). Checks that raise (:meth:`check`) wait for the next read.
 
     Segments (queries, tie blocks, the blocks of each query) are laid out
-    once per ranking on a flat zero-padded array, each segment in a run of
-    cells a power of two long and aligned to it (:class:`SegmentLayout`), so
-    that sums, maxima and products reduce every segment at once by halving
-    the array, and a sum carries no rounding from other segments, as with
-    numpy's ``reduceat``. Integer counts come from differences of running
-    sums, exact for them.
+    once per ranking on padded cells (:class:`SegmentLayout`: a grid where
+    that pads little, else runs a power of two long, aligned), so that sums,
+    maxima, products and scans treat every segment at once, and a sum
+    carries no rounding from other segments, as with numpy's ``reduceat``.
+    Counts, and sums of whole numbers, come from differences of running sums,
+    exact for them.
     """
 
     compacts = False  # subsets of rows stay masked rows: a compacted subset's size is data-dependent
