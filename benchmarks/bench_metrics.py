@@ -2,7 +2,7 @@
 
     python benchmarks/bench_metrics.py             # 1k, 10k and 31.5k queries (several minutes)
     python benchmarks/bench_metrics.py --quick     # 1k and 10k queries
-    python benchmarks/bench_metrics.py --device cuda  # from PyTorch tensors on a device (needs torch)
+    python benchmarks/bench_metrics.py --device cuda  # from PyTorch tensors (and CuPy arrays) on a GPU
 
 Every implementation goes from numpy arrays (labels, scores, query ids) to a
 float: building a peer's own input format (dicts, DataFrames, a padded matrix,
@@ -278,10 +278,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1k and 10k queries only")
     parser.add_argument("--repeats", type=int, default=5, help="runs per implementation (median; default 5)")
-    parser.add_argument("--device", help="time NDCG@10 and MAP from PyTorch tensors on this device (cuda, cpu)")
+    parser.add_argument("--device", help="time the metrics from PyTorch tensors on this device (cuda, cpu)")
+    parser.add_argument(
+        "--profile", action="append", default=[], help="with --device cuda: the profiler's table of this metric"
+    )
     args = parser.parse_args()
     if args.device:
-        device_benchmark(args.device, 1_000 if args.quick else 31_500, args.repeats)
+        device_benchmark(args.device, 1_000 if args.quick else 31_500, args.repeats, args.profile)
         return
     warnings.filterwarnings("ignore", module="ranx")  # numba's type-safety chatter
     scales = (1_000, 10_000) if args.quick else (1_000, 10_000, 31_500)
@@ -339,10 +342,30 @@ def torch_reference(y, score, qid, k=10):
     return torch.where(idcg > 0, dcg / idcg, 0.0).mean(), ap.mean()
 
 
-def device_benchmark(device, n_queries, repeats):
-    """NDCG@10 and MAP from PyTorch tensors on ``device``: ours (array_api_dispatch on), plain torch, torchmetrics.
+# The metrics of the device targets (ties averaged), each alone, and the target on an H100.
+DEVICE_METRICS = [
+    ("NDCG@10", lambda y, s, q: rm.ndcg_score(y, s, qid=q, k=10), 3),
+    ("MAP", lambda y, s, q: rm.mean_average_precision_score(y, s, qid=q), 3),
+    ("MRR@10", lambda y, s, q: rm.mean_reciprocal_rank_score(y, s, qid=q, k=10), 3),
+    ("P@10", lambda y, s, q: rm.precision_at_k_score(y, s, qid=q, k=10), 3),
+    ("recall@100", lambda y, s, q: rm.recall_at_k_score(y, s, qid=q, k=100), 3),
+    ("R-prec", lambda y, s, q: rm.r_precision_score(y, s, qid=q), 3),
+    ("RBP", lambda y, s, q: rm.rank_biased_precision_score(y, s, qid=q), 5),
+    ("ERR@20", lambda y, s, q: rm.expected_reciprocal_rank_score(y, s, qid=q, k=20), 10),
+    (
+        "report of 5",
+        lambda y, s, q: rm.ranking_report(y, s, qid=q, metrics=["ndcg@10", "map", "mrr@10", "err@20", "precision@10"]),
+        12,
+    ),
+]
 
-    Ours ranks and measures on the tensors' device (no copy of the rows to the host).
+
+def device_benchmark(device, n_queries, repeats, profile=()):
+    """Our metrics from PyTorch tensors on ``device`` (and CuPy arrays on a GPU), plain torch and torchmetrics.
+
+    Ours ranks and measures on the tensors' device under ``array_api_dispatch``
+    (no copy of the rows to the host). Each metric is timed alone, and on a
+    GPU the torch profiler counts its device-to-host copies and kernels.
 
     Ours averages ties exactly; the plain-torch reference orders them by input
     row and torchmetrics arbitrarily, so their values are compared on
@@ -351,12 +374,22 @@ def device_benchmark(device, n_queries, repeats):
     import sklearn
     import torch
 
+    cuda = torch.device(device).type == "cuda"
+    cupy = importable("cupy") if cuda else None
+
     def synchronized(function):
         def run(*arrays):
             value = function(*arrays)
-            if torch.device(device).type == "cuda":
+            if cuda:
                 torch.cuda.synchronize()
             return value
+
+        return run
+
+    def dispatched(function):
+        def run(*arrays):
+            with sklearn.config_context(array_api_dispatch=True):
+                return function(*arrays)
 
         return run
 
@@ -364,10 +397,9 @@ def device_benchmark(device, n_queries, repeats):
         return [torch.as_tensor(a, device=device) for a in arrays]
 
     def ours(y, s, q):
-        with sklearn.config_context(array_api_dispatch=True):
-            return rm.ndcg_score(y, s, qid=q, k=10), rm.mean_average_precision_score(y, s, qid=q)
+        return rm.ndcg_score(y, s, qid=q, k=10), rm.mean_average_precision_score(y, s, qid=q)
 
-    implementations = {"ours": ours, "plain torch (ties not averaged)": torch_reference}
+    implementations = {"ours": dispatched(ours), "plain torch (ties not averaged)": torch_reference}
     try:
         from torchmetrics.retrieval import RetrievalMAP, RetrievalNormalizedDCG
 
@@ -379,47 +411,126 @@ def device_benchmark(device, n_queries, repeats):
         implementations["torchmetrics"] = torchmetrics
     except ImportError:
         print("torchmetrics is not installed: its column is left out")
-    print(f"{torch.cuda.get_device_name() if 'cuda' in device else platform.machine()}, torch {torch.__version__}")
+    name = torch.cuda.get_device_name() if cuda else platform.machine()
+    print(f"{name}, torch {torch.__version__}" + (f", CuPy {cupy.__version__}" if cupy else ""))
     y, score, qid = make_data(300, "grouped")
     # Positive scores: torchmetrics' AP drops relevant documents scored <= 0 (the order is unchanged).
     check = on_device([y, score - score.min() + 1.0, qid])
-    expected = ours(*check)
-    for name, function in implementations.items():
+    expected = implementations["ours"](*check)
+    for label, function in implementations.items():
         found = [float(value) for value in function(*check)]
         agree = np.allclose(found, [float(value) for value in expected], rtol=1e-6)
-        print(f"  {name:<32} NDCG@10 {found[0]:.6f}  MAP {found[1]:.6f}  {'agrees' if agree else 'DIFFERS'}")
-    arrays = on_device(make_data(n_queries, "ties"))
-    print(f"{n_queries} queries, {len(arrays[0])} rows, tied scores, on {device} (median of {repeats}):")
+        print(f"  {label:<32} NDCG@10 {found[0]:.6f}  MAP {found[1]:.6f}  {'agrees' if agree else 'DIFFERS'}")
+    data = make_data(n_queries, "ties")
+    arrays = on_device(data)
+    as_cupy = [cupy.from_dlpack(array) for array in arrays] if cupy else None
+    print(f"{n_queries} queries, {len(data[0])} rows, tied scores, on {device} (median of {repeats} warm calls):")
 
-    def alone(metric, **options):  # one of our metrics on its own, as the targets count them
-        def run(y, s, q):
-            with sklearn.config_context(array_api_dispatch=True):
-                return metric(y, s, qid=q, **options)
-
-        return run
-
-    timed = {
-        "ours, NDCG@10 alone": alone(rm.ndcg_score, k=10),
-        "ours, MAP alone": alone(rm.mean_average_precision_score),
-        **implementations,
-    }
+    header = f"  {'metric':<12} {'ours':>9} {'target':>7}"
+    if cuda:
+        header += f" {'DtoH':>5} {'HtoD':>5} {'kernels':>7}"
+    if cupy:
+        header += f" {'CuPy':>9}"
+    print(header)
     times = {}
-    for name, function in timed.items():
-        run = synchronized(function)
-        run(*arrays)  # warm-up: kernels, caches
-        durations = []
-        for _ in range(1 if name == "torchmetrics" else repeats):
-            start = time.perf_counter()
-            run(*arrays)
-            durations.append(time.perf_counter() - start)
-        times[name] = float(np.median(durations))
-        print(f"  {name:<32} {times[name]:9.4f} s{'' if 'alone' in name else ' (NDCG@10 and MAP)'}")
-    if "torchmetrics" in times:
-        print(f"  ours: {times['torchmetrics'] / times['ours']:.0f}x faster than torchmetrics (target >= 1000x)")
-    print(
-        f"  ours: NDCG@10 {times['ours, NDCG@10 alone'] * 1e3:.1f} ms, MAP {times['ours, MAP alone'] * 1e3:.1f} ms "
-        "(target <= 10 ms each on an H100)"
-    )
+    for label, function, target in DEVICE_METRICS:
+        run = dispatched(function)
+        times[label] = median_time(synchronized(run), arrays, repeats)
+        line = f"  {label:<12} {times[label] * 1e3:7.2f} ms {target:>4} ms"
+        if cuda:
+            to_host, to_device, kernels = profiled_counts(run, arrays, table=label in profile)
+            line += f" {to_host:>5} {to_device:>5} {kernels:>7}"
+        if cupy:
+            line += f" {cupy_time(cupy, run, as_cupy, data, repeats):>9}"
+        print(line + ("" if not cuda else "  PASS" if times[label] * 1e3 <= target else "  FAIL"))
+
+    both = {}
+    for label, function in implementations.items():
+        if label == "torchmetrics":
+            both[label], note = torchmetrics_time(synchronized(function), data, on_device)
+        else:
+            both[label], note = median_time(synchronized(function), arrays, repeats), ""
+        print(f"  NDCG@10 and MAP, {label:<32} {both[label]:9.4f} s{note}")
+    if "torchmetrics" in both:
+        print(f"  ours: {both['torchmetrics'] / both['ours']:.0f}x faster than torchmetrics (target >= 5000x)")
+
+
+def importable(module):
+    try:
+        return __import__(module)
+    except ImportError:
+        print(f"({module} is not installed: its column is left out)")
+        return None
+
+
+def median_time(run, arrays, repeats):
+    run(*arrays)  # warm-up: kernels, caches
+    durations = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run(*arrays)
+        durations.append(time.perf_counter() - start)
+    return float(np.median(durations))
+
+
+def profiled_counts(run, arrays, table=False):
+    """Copies to the host, copies to the device and kernels of one call, as the torch profiler (CUPTI) records them."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
+        run(*arrays)
+    if table:
+        print(profiler.key_averages().table(sort_by="cuda_time_total", row_limit=25))
+    events = [event for event in profiler.events() if event.device_type == DeviceType.CUDA]
+    to_host = sum("Memcpy DtoH" in event.name for event in events)
+    to_device = sum("Memcpy HtoD" in event.name for event in events)
+    kernels = sum(not event.name.startswith(("Memcpy", "Memset")) for event in events)
+    return to_host, to_device, kernels
+
+
+def cupy_time(cupy, run, arrays, data, repeats):
+    """Milliseconds of one of our metrics from CuPy arrays, checked against numpy; or why it failed."""
+
+    def synchronized(*arrays):
+        value = run(*arrays)
+        cupy.cuda.Device().synchronize()
+        return value
+
+    try:
+        found = synchronized(*arrays)
+    except Exception as error:  # the table says why
+        return f"{type(error).__name__}"
+    expected = run(*data)
+    same = all(np.allclose(to_float(a), to_float(b), rtol=1e-12) for a, b in pairs(found, expected))
+    return f"{median_time(synchronized, arrays, repeats) * 1e3:6.2f} ms" + ("" if same else " DIFFERS")
+
+
+def pairs(found, expected):
+    if isinstance(found, dict):
+        return [(found[key], expected[key]) for key in expected]
+    return [(found, expected)]
+
+
+def to_float(value):
+    return value.get() if hasattr(value, "get") else value
+
+
+def torchmetrics_time(run, data, on_device):
+    """torchmetrics' seconds, timed on all the queries or, if that would take over a minute, scaled from a tenth.
+
+    Its retrieval metrics loop over queries, so the time is linear in their number.
+    """
+    y, score, qid = data
+    tenth = qid < np.quantile(qid, 0.1)
+    start = time.perf_counter()
+    run(*on_device([y[tenth], score[tenth], qid[tenth]]))
+    estimate = (time.perf_counter() - start) * len(qid) / np.count_nonzero(tenth)
+    if estimate > 60:
+        return estimate, f" (scaled from {np.count_nonzero(tenth)} rows, a tenth of the queries)"
+    start = time.perf_counter()
+    run(*on_device(data))
+    return time.perf_counter() - start, " (one run)"
 
 
 REPORT = [

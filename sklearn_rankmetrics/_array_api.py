@@ -16,21 +16,28 @@ coverage copy their inputs to the host and compute with numpy.
 """
 
 import functools
+import importlib
 import inspect
+from functools import cached_property
 
 import numpy as np
 import sklearn
 
+# Libraries whose arrays have an Array API namespace through array-api-compat without naming it themselves
+# (PyTorch's tensors, CuPy's arrays).
+WRAPPED = ("torch", "cupy")
+
 
 def is_foreign(value):
     """Whether ``value`` is an array of another library (it has an Array API namespace and is not numpy's)."""
-    return (hasattr(value, "__array_namespace__") and not isinstance(value, np.ndarray | np.generic)) or _is_torch(
-        value
-    )
+    if isinstance(value, np.ndarray | np.generic):
+        return False
+    return hasattr(value, "__array_namespace__") or (library(value) in WRAPPED and hasattr(value, "shape"))
 
 
-def _is_torch(value):
-    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+def library(value):
+    """The top-level module of ``value``'s type (``"torch"``, ``"cupy"``, ``"jax"``, ...)."""
+    return type(value).__module__.split(".")[0]
 
 
 def namespace_of(values):
@@ -38,14 +45,23 @@ def namespace_of(values):
     foreign = next((value for value in values if is_foreign(value)), None)
     if foreign is None:
         return None
-    try:
-        import array_api_compat
-    except ImportError as error:
+    compat = array_api_compat()
+    if compat is None:
         raise ImportError(
             f"Arrays of {type(foreign).__module__.split('.')[0]} need array-api-compat: "
             "pip install 'sklearn-rankmetrics[array-api]' (or pip install array-api-compat)."
-        ) from error
-    return array_api_compat.array_namespace(foreign), array_api_compat.device(foreign)
+        )
+    return compat.array_namespace(foreign), compat.device(foreign)
+
+
+def array_api_compat():
+    """The array-api-compat package, or the copy scikit-learn vendors; None if neither imports."""
+    for name in ("array_api_compat", "sklearn.externals.array_api_compat"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            pass
+    return None
 
 
 # DLPack's device type of host memory (kDLCPU).
@@ -69,7 +85,7 @@ def to_numpy(value):
     """A foreign array as a numpy array on the host (anything else unchanged)."""
     if not is_foreign(value):
         return value
-    if _is_torch(value):
+    if library(value) == "torch":
         value = value.detach().cpu()
         try:
             return value.numpy()
@@ -77,8 +93,10 @@ def to_numpy(value):
             if not value.is_floating_point():
                 raise
             return value.float().numpy()
-    if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
+    if library(value) == "cupy":
         return value.get()
+    if library(value) in ("jax", "jaxlib"):
+        return np.asarray(value)  # JAX copies from its device when asked for
     return np.from_dlpack(value)
 
 
@@ -136,21 +154,34 @@ def array_api_support(function=None, *, in_namespace=False):
 class ArrayApiOps:
     """The kernels' array operations (see :class:`~sklearn_rankmetrics._grouping.NumpyOps`) in an Array API namespace.
 
-    Everything stays in ``xp`` on ``device``: two stable sorts order the rows,
-    and segment sums add each segment along a row of a zero-padded array (one
-    per class of segment sizes within a factor two), so that, as with numpy's
-    ``reduceat``, a sum carries no rounding from the segments before it (the
-    differences of one running sum would). Integer counts do come from
-    differences of running sums, which are exact for them.
+    Everything stays in ``xp`` on ``device``, and nothing waits for the
+    device unless a value must reach the host: every shape is known on the
+    host, so no operation has a data-dependent size, and the few facts the
+    host needs (the inputs' validity, the number of queries and tie blocks,
+    the longest query, the mean) come back together, each batch in one copy
+    (:meth:`read`). Checks that raise (:meth:`check`) wait for the next read.
+
+    Segments (queries, tie blocks, the blocks of each query) are laid out
+    once per ranking on padded cells (:class:`SegmentLayout`: a grid where
+    that pads little, else runs a power of two long, aligned), so that sums,
+    maxima, products and scans treat every segment at once, and a sum
+    carries no rounding from other segments, as with numpy's ``reduceat``.
+    Counts, and sums of whole numbers, come from differences of running sums,
+    exact for them.
     """
 
+    compacts = False  # subsets of rows stay masked rows: a compacted subset's size is data-dependent
+    parallel = False  # the device runs one kernel after another: the kernels' threads gain nothing
+
     def __init__(self, xp, device):
-        self.xp, self.device, self.bool = xp, device, xp.bool
+        self.xp, self.device, self.bool = Namespace(xp), device, xp.bool
         try:
             xp.zeros(1, dtype=xp.float64, device=device)
             self.float64 = xp.float64
         except (TypeError, ValueError, RuntimeError):  # a device without float64 (Apple MPS)
             self.float64 = xp.float32
+        self.layouts, self.groups, self.pending = {}, {}, []
+        self.label_top = self.labels_whole = None  # the ranking's labels: largest, all whole numbers
 
     # Creation and conversion.
     def asarray(self, values, dtype=None):
@@ -161,6 +192,27 @@ class ArrayApiOps:
     def to_host(self, array):
         return to_numpy(array)
 
+    def read(self, *scalars):
+        """The values of 0-d arrays (and numbers), in one copy to the host; then the pending checks raise."""
+        checks, self.pending = self.pending, []
+        on_device = [value for value in scalars if hasattr(value, "shape")] + [failed for failed, _ in checks]
+        if on_device:
+            copied = iter(self.to_host(self.xp.stack([self.as_float(value) for value in on_device])).tolist())
+            scalars = [next(copied) if hasattr(value, "shape") else value for value in scalars]
+            for (_, error), failed in zip(checks, copied, strict=True):
+                if failed:
+                    raise error()
+        return scalars
+
+    def check(self, failed, error):
+        """Raise ``error()`` if the 0-d boolean ``failed`` holds, at the next :meth:`read` (or :meth:`flush`)."""
+        self.pending.append((failed, error))
+
+    def flush(self):
+        """Read the pending checks (one copy) and raise if one failed."""
+        if self.pending:
+            self.read()
+
     def arange(self, *bounds, dtype=None):
         return self.xp.arange(*bounds, dtype=dtype or self.xp.int64, device=self.device)
 
@@ -169,6 +221,9 @@ class ArrayApiOps:
 
     def ones(self, n, dtype=None):
         return self.xp.ones(n, dtype=dtype or self.float64, device=self.device)
+
+    def full(self, n, value, dtype=None):
+        return self.xp.full(n, value, dtype=dtype or self.float64, device=self.device)
 
     def astype(self, array, dtype):
         return self.xp.astype(array, dtype)
@@ -183,30 +238,48 @@ class ArrayApiOps:
     def exp2(self, array):
         return 2.0**array
 
+    # The facts of the ranking's labels, read with the ranking's other facts: no trip to the host each.
+    def max_label(self, labels):
+        """The largest of the ranking's ``labels`` (or of a subset of them)."""
+        return self.label_top
+
+    def grade_table(self, labels, limit):
+        """The ranking's ``labels`` (or a subset) as integers and their largest, if all are whole numbers up to
+        ``limit``; else None."""
+        if not self.labels_whole or self.label_top > limit:
+            return None
+        return self.astype(labels, self.xp.int64), int(self.label_top)
+
     def small_grades(self, labels):
-        """The labels when they are whole numbers (compared as they are), else None."""
-        return labels if bool(self.xp.all(self.xp.floor(labels) == labels)) else None
+        """The ranking's labels when they are whole numbers (compared as they are), else None."""
+        return labels if self.labels_whole else None
 
     def concat(self, arrays):
         return self.xp.concat(arrays)
 
-    def cumsum(self, array, dtype=None):
-        return self.xp.cumulative_sum(array, dtype=dtype)
+    def cumsum(self, array, dtype=None, axis=None):
+        return self.xp.cumulative_sum(array, dtype=dtype, axis=axis)
 
-    def flatnonzero(self, mask):
-        return self.xp.nonzero(mask)[0]
+    def flatnonzero(self, mask, count=None):
+        """Indices of the True values; with their ``count`` known, found without a data-dependent shape."""
+        if count is None:
+            return self.xp.nonzero(mask)[0]
+        return self.xp.searchsorted(self.running_count(mask), self.arange(1, count + 1))
 
     def take(self, values, indices):
-        return self.xp.take(values, indices)
+        """``values[indices]``; None takes them all (a subset kept whole, see :attr:`compacts`)."""
+        return values if indices is None else self.xp.take(values, indices)
 
     def repeat(self, values, counts):
         """``values[i]`` repeated ``counts[i]`` times, by a search of each output place among the running ends.
 
-        Gathers only: CuPy's ``repeat`` takes no array of counts.
+        Gathers only: CuPy's ``repeat`` takes no array of counts. Its size is
+        data-dependent (one read); the hot paths use :meth:`register`'s
+        segment of each element instead.
         """
         ends = self.cumsum(counts)
-        total = int(ends[-1]) if ends.shape[0] else 0
-        places = self.arange(total, dtype=ends.dtype)
+        (total,) = self.read(ends[-1]) if ends.shape[0] else (0,)
+        places = self.arange(int(total), dtype=ends.dtype)
         return self.xp.take(values, self.xp.searchsorted(ends, places, side="right"))
 
     # Order.
@@ -228,97 +301,373 @@ class ArrayApiOps:
         order = take(order, self.stable_argsort(take(codes, order)))
         return order, take(codes, order), self.differs_from_previous(take(y_score, order))
 
-    # Segments: runs of rows that start at ``starts`` (increasing) and end at the next start.
+    # Segments: runs of values that start at ``starts`` (increasing) and end at the next start.
+    def register(self, starts, n_values, longest, segment_of=None, *, given=False):
+        """Declare the segments of ``n_values`` values that begin at ``starts``: none is longer than ``longest``.
+
+        ``segment_of`` (the segment of each value) saves a search. With
+        ``given``, the values are the rows of a padded matrix, flattened: every
+        segment is ``longest`` values (see :class:`SegmentLayout`). Returns ``starts``.
+        """
+        self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, longest, segment_of, given=given)
+        return starts
+
+    def register_groups(self, groups, starts):
+        """Declare that ``groups`` (non-decreasing) numbers the segments of registered ``starts``."""
+        self.groups[id(groups)] = (groups, starts)
+
+    def layout(self, starts, n_values):
+        """The :class:`SegmentLayout` of registered ``starts``; others get one bounded by ``n_values`` alone."""
+        layout = self.layouts.get(id(starts))
+        if layout is None or layout.starts is not starts or layout.n_values != n_values:
+            layout = self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, max(n_values, 1))
+        return layout
+
     def segment_sizes(self, starts, n_rows):
         if starts.shape[0] == 0:
             return starts
-        return self.concat((starts[1:], self.asarray([n_rows], dtype=starts.dtype))) - starts
+        return self.concat((starts[1:], self.full(1, n_rows, dtype=starts.dtype))) - starts
+
+    def segment_of(self, starts, n_values):
+        """The segment of each of the values."""
+        return self.layout(starts, n_values).segment_of
 
     def positions_in_segments(self, starts, n_rows):
-        return self.arange(n_rows) - self.repeat(starts, self.segment_sizes(starts, n_rows))
+        return self.arange(n_rows) - self.xp.take(starts, self.segment_of(starts, n_rows))
 
     def running_count(self, mask):
         return self.cumsum(self.astype(mask, self.xp.int64))
 
+    def run_starts(self, number):
+        """The index of the first element of each element's run (``number``: the running count of the starts)."""
+        return self.xp.searchsorted(number, number)
+
     def counts_between(self, running, starts):
-        before = self.concat((self.zeros(1, dtype=running.dtype), self.xp.take(running, starts[1:] - 1)))
-        return self.concat((before[1:], running[-1:])) - before
+        # The running total at each segment's last value, less the one at the previous segment's.
+        at_end = self.xp.take(running, self.layout(starts, running.shape[0]).last)
+        return at_end - self.concat((self.zeros(1, dtype=running.dtype), at_end[:-1]))
 
     def segment_exclusive_cumsum(self, values, starts):
         """Sum of the (integer-valued) ``values`` before each one in its segment."""
         before = self.cumsum(values) - values
-        return before - self.repeat(self.xp.take(before, starts), self.segment_sizes(starts, values.shape[0]))
+        return before - self.xp.take(self.xp.take(before, starts), self.segment_of(starts, values.shape[0]))
 
-    def segment_sum(self, values, starts):
-        return self._segment_reduce(self.xp.sum, 0.0, values, starts)
+    def segment_sum(self, values, starts, whole=False, within=None):
+        """Sum of the values of each segment.
+
+        ``whole``: the values are whole numbers whose total is below 2**53, so
+        that differences of one running sum are exact. ``within``: only the
+        first ``within`` values of each segment can be other than 0.
+        """
+        if whole:
+            return self.counts_between(self.cumsum(values), starts)
+        return self.layout(starts, values.shape[0]).leading(within).reduce(values, self.xp.sum, 0.0)
 
     def segment_max(self, values, starts):
-        return self._segment_reduce(self.xp.max, -np.inf, values, starts)
+        return self.layout(starts, values.shape[0]).reduce(values, self.xp.max, -np.inf)
 
     def segment_prod(self, values, starts):
-        return self._segment_reduce(self.xp.prod, 1.0, values, starts)
+        return self.layout(starts, values.shape[0]).reduce(values, self.xp.prod, 1.0)
 
-    def group_sum(self, values, groups, n_groups):
-        """Sum of ``values`` over each group 0 .. n_groups - 1, for non-decreasing ``groups`` (empty groups: 0)."""
+    def group_sum(self, values, groups, n_groups, within=None):
+        """Sum of ``values`` over each group 0 .. n_groups - 1, for non-decreasing ``groups`` (empty groups: 0).
+
+        ``within``: only the first ``within`` values of each group can be other than 0.
+        """
+        registered = self.groups.get(id(groups))
+        if registered is not None and registered[0] is groups:
+            return self.segment_sum(values, registered[1], within=within)
         starts = self.xp.searchsorted(groups, self.arange(n_groups, dtype=groups.dtype))
         return self.segment_sum(values, starts)
 
-    def segment_exclusive_cumprod(self, values, starts):
-        """Product of the values above each one in its segment (1 for a segment's first)."""
-        return self._segment_scan(
-            lambda padded: self.xp.cumulative_prod(padded, axis=1, include_initial=True)[:, :-1], 1.0, values, starts
-        )
+    def segment_exclusive_cumprod(self, values, starts, within=None):
+        """Product of the values above each one in its segment (1 for a segment's first).
+
+        ``within``: only the products at the first ``within`` values of each segment are wanted.
+        """
+        return self.layout(starts, values.shape[0]).leading(within).exclusive_cumprod(values)
 
     def segment_suffix_max(self, values, starts):
         """Largest value at or after each one in its segment."""
-        return self._segment_scan(self._suffix_max, -np.inf, values, starts)
+        return self.layout(starts, values.shape[0]).suffix_max(values)
 
-    def _suffix_max(self, padded):
-        # The standard has no running maximum: log2(width) steps, each the maximum with the rows
-        # shifted by a doubling stride.
-        xp, stride = self.xp, 1
-        while stride < padded.shape[1]:
-            beyond = xp.full((padded.shape[0], stride), -np.inf, dtype=padded.dtype, device=self.device)
-            padded = xp.maximum(padded, xp.concat((padded[:, stride:], beyond), axis=1))
-            stride *= 2
-        return padded
+    def first_true_from(self, mask, starts):
+        """Index of the first True of ``mask`` at or after each start (``mask``'s length where none is)."""
+        running = self.running_count(mask)
+        before = self.concat((self.zeros(1, dtype=running.dtype), running[:-1]))
+        return self.xp.searchsorted(running, self.xp.take(before, starts) + 1)
 
-    def _segment_scan(self, scan, identity, values, starts):
-        """``scan`` (along the rows of a padded array) of the values of each segment, back in the values' order."""
-        if values.shape[0] == 0:
+    def weighted_means(self, columns, weights=None, also=()):
+        """The weighted mean of each array's values that are not NaN, with whether any value enters it.
+
+        Returns a list of ``(mean, entered)`` pairs (``entered`` is False where
+        no value, or only zero weights, enter the mean) and the values of the
+        0-d arrays ``also``: all in one read.
+        """
+        xp, scalars = self.xp, []
+        for values in columns:
+            kept = ~xp.isnan(values)
+            weight = self.as_float(kept) if weights is None else xp.where(kept, weights, 0.0)
+            total = xp.sum(weight)
+            scalars += [xp.sum(xp.where(kept, values, 0.0) * weight) / total, total > 0]
+        found = self.read(*scalars, *also)
+        means, entered = found[: len(scalars) : 2], found[1 : len(scalars) : 2]
+        return [(mean, bool(flag)) for mean, flag in zip(means, entered, strict=True)], found[len(scalars) :]
+
+
+class Namespace:
+    """An Array API namespace, with the operations the kernels call most taken straight from PyTorch.
+
+    array-api-compat's wrappers for PyTorch add work there: ``take`` makes
+    three more kernels to allow negative indices (the kernels' never are),
+    and the older wrapper that scikit-learn vendors refuses Python numbers in
+    ``minimum`` and ``maximum`` (making a tensor of one costs a copy to the
+    device). Other namespaces take numbers as they are.
+    """
+
+    def __init__(self, xp):
+        self._xp = xp
+        compat = array_api_compat()
+        if compat is not None and compat.is_torch_namespace(xp):
+            import torch
+
+            self.take = lambda x, indices, /, *, axis=0: torch.index_select(x, axis, indices)
+            self.where = torch_where
+            self.minimum = lambda x1, x2, /: torch_bound(torch.minimum, "max", x1, x2)
+            self.maximum = lambda x1, x2, /: torch_bound(torch.maximum, "min", x1, x2)
+
+    def __getattr__(self, name):
+        value = getattr(self._xp, name)
+        setattr(self, name, value)  # looked up once
+        return value
+
+
+def torch_where(condition, x1, x2, /):
+    """``torch.where``, which takes Python numbers without a copy, as the standard promotes them."""
+    import torch
+
+    def floats_meet_integers(number, tensor):
+        return isinstance(number, float) and not tensor.dtype.is_floating_point
+
+    if floats_meet_integers(x1, x2) or floats_meet_integers(x2, x1):
+        x1, x2 = (value.to(torch.float64) if hasattr(value, "shape") else value for value in (x1, x2))
+    return torch.where(condition, x1, x2)
+
+
+def torch_bound(function, side, x1, x2):
+    """``torch.minimum`` or ``maximum`` of tensors, ``torch.clamp`` of a tensor and a Python number."""
+    import torch
+
+    if hasattr(x1, "shape") and hasattr(x2, "shape"):
+        return function(x1, x2)
+    tensor, number = (x1, x2) if hasattr(x1, "shape") else (x2, x1)
+    if isinstance(number, float) and not tensor.dtype.is_floating_point:
+        tensor = tensor.to(torch.float64)
+    return torch.clamp(tensor, **{side: number})
+
+
+class SegmentLayout:
+    """Segments of ``n_values`` values laid out on padded cells, for reductions and scans on a device.
+
+    Nothing is read back: every size comes from ``n_values``, the number of
+    segments and ``longest``, a bound on their sizes that the host knows.
+    Padding holds the operation's identity, so that each segment reduces on
+    its own, with no rounding carried from another (as with numpy's
+    ``reduceat``). Three layouts:
+
+    - ``given``: the values already are the rows of a padded matrix, one per
+      segment, ``longest`` wide (a padded top k, flattened);
+    - a grid: one row of ``longest`` cells per segment, when that pads the
+      values at most ``GRID_PADDING`` times; reductions and scans run along
+      its rows;
+    - aligned runs otherwise: each segment takes a run of ``2**c`` cells with
+      ``2**(c-1) < size <= 2**c``, at an offset that is a multiple of it (the
+      widest classes first), at most ``2 n_values + n_segments`` cells in all.
+      Halving the cells ``c`` times reduces exactly the runs of width
+      ``2**c``; scans step through each run with doubling strides.
+
+    :meth:`leading` lays out only the first values of each segment.
+    """
+
+    GRID_PADDING = 4
+
+    def __init__(self, ops, starts, n_values, longest, segment_of=None, *, given=False):
+        self.ops, self.starts, self.n_values, self.given = ops, starts, n_values, given
+        self.longest = int(longest)
+        self.shape = (starts.shape[0], self.longest)
+        self.empty = n_values == 0 or starts.shape[0] == 0
+        self.grid = given or self.shape[0] * self.longest <= self.GRID_PADDING * max(n_values, 1)
+        self.levels = max(self.longest - 1, 0).bit_length()  # halvings: 2**(levels-1) < longest <= 2**levels
+        self.leading_layouts = {}
+        if segment_of is not None:
+            self.segment_of = segment_of
+
+    def leading(self, within):
+        """The layout of the first ``within`` values of each segment (a grid), or this one if none is longer."""
+        if within is None or within >= self.longest or self.given:
+            return self
+        if within not in self.leading_layouts:
+            layout = SegmentLayout(self.ops, self.starts, self.n_values, within)
+            layout.grid, layout.sizes, layout.parent = True, self.ops.xp.minimum(self.sizes, within), self
+            self.leading_layouts[within] = layout
+        return self.leading_layouts[within]
+
+    @cached_property
+    def last(self):
+        """The index of each segment's last value."""
+        ops = self.ops
+        return ops.concat((self.starts[1:] - 1, ops.full(1, self.n_values - 1, dtype=self.starts.dtype)))
+
+    @cached_property
+    def segment_of(self):
+        """The segment of each value."""
+        ops, xp = self.ops, self.ops.xp
+        if hasattr(self, "parent"):
+            return self.parent.segment_of
+        if self.given:
+            return xp.reshape(xp.broadcast_to(ops.arange(self.shape[0])[:, None], self.shape), (-1,))
+        return xp.searchsorted(self.starts, ops.arange(self.n_values), side="right") - 1
+
+    @cached_property
+    def sizes(self):
+        return self.ops.segment_sizes(self.starts, self.n_values)
+
+    @cached_property
+    def cells(self):
+        """For each cell: its column, its row's width, whether it holds a value, and which (flat arrays)."""
+        ops, xp = self.ops, self.ops.xp
+        if self.grid:
+            columns = ops.arange(self.longest)[None, :]
+            inside = columns < self.sizes[:, None]
+            rows = xp.where(inside, self.starts[:, None] + columns, 0)
+            column = xp.broadcast_to(columns, self.shape)
+            flat = (xp.reshape(column, (-1,)), None, xp.reshape(inside, (-1,)), xp.reshape(rows, (-1,)))
+            return flat
+        _, _, by_width, first_cell, first_run, class_end = self.runs
+        # At most 2 n_values + n_segments cells (each run < 2 size + 1), rounded to whole widest runs.
+        n_cells = -(-(2 * self.n_values + self.shape[0]) // 2**self.levels) * 2**self.levels
+        cells = ops.arange(n_cells)
+        # The class of each cell: its region is the first to end after it (regions lie widest first).
+        size_class = xp.maximum(self.levels - xp.searchsorted(xp.flip(class_end), cells, side="right"), 0)
+        place = cells - xp.take(first_cell, size_class)
+        run_in_class = xp.bitwise_right_shift(place, size_class)
+        column = place - xp.bitwise_left_shift(run_in_class, size_class)
+        segment = xp.take(by_width, xp.minimum(xp.take(first_run, size_class) + run_in_class, self.shape[0] - 1))
+        inside = (column < xp.take(self.sizes, segment)) & (cells < class_end[0])
+        width = xp.bitwise_left_shift(xp.ones_like(size_class), size_class)
+        return column, width, inside, xp.where(inside, xp.take(self.starts, segment) + column, 0)
+
+    @cached_property
+    def runs(self):
+        """Each segment's class c (its run is ``2**c`` cells) and its run's first cell, the segments in the runs'
+        order, and for each class (c = 0 .. levels) its first cell, its first run and its end.
+
+        The classes lie widest first, so that every run is aligned; within a
+        class the runs keep the segments' order.
+        """
+        ops, xp = self.ops, self.ops.xp
+        classes = ops.arange(self.levels + 1)
+        # The class c of each segment, with 2**(c-1) < size <= 2**c (size 0 or 1: c = 0): how many of
+        # 1, 2, 4, ... it exceeds, counted exactly.
+        powers = xp.bitwise_left_shift(ops.ones(self.levels, dtype=xp.int64), classes[:-1])
+        size_class = xp.sum(ops.astype(self.sizes[:, None] > powers[None, :], xp.int64), axis=1)
+        # Each segment's rank in its class, from one running count over the classes' masks end to end
+        # (a scan along a 1-D array: PyTorch scans the other axes of a tall matrix slowly).
+        member = classes[:, None] == size_class[None, :]
+        running = xp.reshape(ops.running_count(xp.reshape(member, (-1,))), member.shape)
+        before = ops.concat((ops.zeros(1, dtype=xp.int64), running[:-1, -1]))  # the members of the classes below
+        count = running[:, -1] - before
+        within = xp.sum(xp.where(member, running - before[:, None], 0), axis=0) - 1
+        n_cells = xp.bitwise_left_shift(count, classes)
+        first_cell = xp.sum(n_cells) - ops.cumsum(n_cells)  # the cells of the wider classes
+        first_run = xp.sum(count) - ops.cumsum(count)
+        offsets = xp.take(first_cell, size_class) + xp.bitwise_left_shift(within, size_class)
+        by_width = ops.stable_argsort(size_class, descending=True)
+        return size_class, offsets, by_width, first_cell, first_run, first_cell + n_cells
+
+    @cached_property
+    def pick(self):
+        """Where each segment's reduction lies in the levels of halving laid end to end.
+
+        Level c holds the reductions of the aligned runs of ``2**c`` cells and
+        starts after ``n (1 + 1/2 + ... + 1/2**(c-1)) = 2 n - 2 n / 2**c`` cells.
+        """
+        xp = self.ops.xp
+        size_class, offsets = self.runs[:2]
+        twice = xp.full_like(size_class, 2 * self.cells[0].shape[0])
+        return twice - xp.bitwise_right_shift(twice, size_class) + xp.bitwise_right_shift(offsets, size_class)
+
+    @cached_property
+    def cell(self):
+        """The cell of each value (a value past a leading layout's width: some cell of its segment)."""
+        ops, xp = self.ops, self.ops.xp
+        position = ops.arange(self.n_values) - xp.take(self.starts, self.segment_of)
+        if self.grid:
+            return self.segment_of * self.longest + xp.minimum(position, self.longest - 1)
+        return xp.take(self.runs[1], self.segment_of) + position
+
+    def padded(self, values, fill):
+        """The values (along the first axis) on the layout's cells, ``fill`` on the padding."""
+        xp = self.ops.xp
+        if self.given:
             return values
-        scanned, rows = [], []
-        for _, inside, cells, padded in self._padded_classes(values, starts, identity):
-            scanned.append(scan(padded)[inside])
-            rows.append(cells[inside])
-        # Back from the classes' order to the rows' (the cells inside are every row, once).
-        return self.xp.take(self.concat(scanned), self.stable_argsort(self.concat(rows)))
+        _, _, inside, rows = self.cells
+        inside = xp.reshape(inside, (-1, *[1] * (values.ndim - 1)))
+        return xp.where(inside, xp.take(values, rows, axis=0), fill)
 
-    def _segment_reduce(self, reduce, identity, values, starts):
-        if values.shape[0] == 0:
-            return self.xp.full(starts.shape[0], identity, dtype=values.dtype, device=self.device)
-        reduced, members_in_order = [], []
-        for members, _, _, padded in self._padded_classes(values, starts, identity):
-            reduced.append(reduce(padded, axis=1))
-            members_in_order.append(members)
-        return self.xp.take(self.concat(reduced), self.stable_argsort(self.concat(members_in_order)))
+    def reduce(self, values, reduce, identity):
+        """``reduce`` (sum, max, prod) of the values (along the first axis) of each segment (``identity`` if empty)."""
+        xp, rest = self.ops.xp, tuple(values.shape[1:])
+        if self.empty:
+            return xp.full((self.shape[0], *rest), identity, dtype=values.dtype, device=self.ops.device)
+        level = self.padded(values, identity)
+        if self.grid:
+            return reduce(xp.reshape(level, (*self.shape, *rest)), axis=1)
+        levels = [level]
+        for _ in range(self.levels):
+            level = reduce(xp.reshape(level, (-1, 2, *rest)), axis=1)
+            levels.append(level)
+        return xp.take(xp.concat(levels), self.pick, axis=0)
 
-    def _padded_classes(self, values, starts, identity):
-        """For each class of segments by size: its members, the mask of the cells of their padded array
-        that hold a row, those cells' rows, and the padded array (``identity`` in the other cells)."""
-        xp = self.xp
-        sizes = self.segment_sizes(starts, values.shape[0])
-        # The class c holds the sizes in (2**(c-1), 2**c]; its padded array is 2**c wide.
-        classes = xp.astype(xp.ceil(xp.log2(self.as_float(xp.maximum(sizes, 1)))), xp.int64)
-        for size_class in self.to_host(xp.unique_values(classes)).tolist():
-            members = self.flatnonzero(classes == size_class)
-            columns = self.arange(2**size_class)
-            inside = columns < xp.take(sizes, members)[:, None]
-            cells = xp.where(inside, xp.take(starts, members)[:, None] + columns, 0)
-            padded = xp.reshape(xp.take(values, xp.reshape(cells, (-1,))), cells.shape)
-            yield members, inside, cells, xp.where(inside, padded, identity)
+    def exclusive_cumprod(self, values):
+        """Product of the values before each one in its segment (1 for the first)."""
+        ops, xp = self.ops, self.ops.xp
+        if self.empty:
+            return values
+        cells = self.padded(values, 1.0)
+        if self.grid:
+            before = xp.cumulative_prod(xp.reshape(cells, self.shape)[:, :-1], axis=1)
+            ones = ops.ones((self.shape[0], 1), dtype=values.dtype)
+            scanned = xp.reshape(xp.concat((ones, before), axis=1), (-1,))
+            return scanned if self.given else xp.take(scanned, self.cell)
+        column = self.cells[0]
+        # Each cell starts from the cell before it in its run (1 for the run's first), then gathers the
+        # products of the 1, 2, 4, ... cells before that.
+        scanned = xp.where(column == 0, 1.0, ops.concat((ops.ones(1, dtype=values.dtype), cells[:-1])))
+        stride = 1
+        while stride < 2**self.levels:
+            shifted = ops.concat((ops.ones(stride, dtype=values.dtype), scanned[:-stride]))
+            scanned = xp.where(column >= stride, scanned * shifted, scanned)
+            stride *= 2
+        return xp.take(scanned, self.cell)
 
-    def weighted_mean(self, values, weights=None):
-        if weights is None:
-            return float(self.xp.mean(values))
-        return float(self.xp.sum(values * weights) / self.xp.sum(weights))
+    def suffix_max(self, values):
+        """Largest value at or after each one in its segment."""
+        ops, xp = self.ops, self.ops.xp
+        if self.empty:
+            return values
+        cells, stride = self.padded(values, -np.inf), 1
+        if self.grid:
+            cells = xp.reshape(cells, self.shape)
+            while stride < self.longest:
+                beyond = ops.full((self.shape[0], stride), -np.inf, dtype=values.dtype)
+                cells = xp.maximum(cells, xp.concat((cells[:, stride:], beyond), axis=1))
+                stride *= 2
+            cells = xp.reshape(cells, (-1,))
+            return cells if self.given else xp.take(cells, self.cell)
+        column, width, _, _ = self.cells
+        while stride < 2**self.levels:
+            shifted = ops.concat((cells[stride:], ops.full(stride, -np.inf, dtype=values.dtype)))
+            cells = xp.where(column + stride < width, xp.maximum(cells, shifted), cells)
+            stride *= 2
+        return xp.take(cells, self.cell)

@@ -558,20 +558,15 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     if not ranking.has_ties:
         # The first relevant row at or after each query's start: the query's own where it has one.
         found = (n_relevant if ranking.retrieved is None else ranking.query_count(relevant)) > 0
-        relevant_rows = ops.flatnonzero(relevant)
-        if relevant_rows.shape[0] == 0:
-            return ops.zeros(ranking.n_queries), n_relevant > 0
-        following = xp.minimum(xp.searchsorted(relevant_rows, ranking.query_starts), relevant_rows.shape[0] - 1)
-        first = xp.maximum(ops.take(relevant_rows, following) - ranking.query_starts, 0)
+        first = xp.maximum(ops.first_true_from(relevant, ranking.query_starts) - ranking.query_starts, 0)
         return xp.where(found & (first < limit), 1.0 / (ops.as_float(first) + 1.0), 0.0), n_relevant > 0
     # The first block that holds a relevant document decides. There is at most
     # one per query, so their expectations are computed on the host.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
-    blocks = ops.flatnonzero(deciding)
-    first, sizes, relevant_in_block, query = (
-        ops.to_host(ops.take(values, blocks))
-        for values in (ranking.block_first, ranking.block_sizes, in_block, ranking.query_of_block)
+    query, first, sizes, relevant_in_block = ranking.marked_blocks(
+        deciding, ranking.block_first, ranking.block_sizes, in_block, within=k
     )
+    first, sizes = first.astype(np.int64), sizes.astype(np.int64)
     value = 1.0 / (first + 1.0)
     tied = sizes > 1
     if tied.any():
@@ -607,37 +602,51 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
 
     if not ranking.has_ties:
         rows, starts, positions = ranking.top(k)
-        stops = stop(rows)
+        # The places past a query's end (with whole subsets, see Ranking.top) lie past the cutoff: no stop.
+        stops = xp.where(positions < (k or ranking.longest), stop(rows), 0.0)
         contribution = ops.segment_exclusive_cumprod(1.0 - stops, starts) * stops / (ops.as_float(positions) + 1.0)
         return ops.segment_sum(contribution, starts), ranking.has_relevant()
     # The blocks that start above rank k (a prefix of each query's), each reached with the product of
     # the go-on probabilities of the blocks above it; a tie block gives its expected value.
-    blocks, rows, offsets = ranking.blocks_above(k or ranking.n_rows)
-    first_blocks = xp.searchsorted(blocks, ranking.query_block_starts)
+    blocks, rows, offsets, first_blocks = ranking.blocks_above(k or ranking.n_rows)
     stops = stop(rows)
     go_on = 1.0 - stops
-    reach = ops.segment_exclusive_cumprod(ops.segment_prod(go_on, offsets), first_blocks)
+    # Only the blocks above k count: at most the first k of a query.
+    reach = ops.segment_exclusive_cumprod(ops.segment_prod(go_on, offsets), first_blocks, within=k)
     sizes, first = ops.take(ranking.block_sizes, blocks), ops.take(ranking.block_first, blocks)
-    value = ops.take(stops, offsets) / (ops.as_float(first) + 1.0)
-    tied = sizes > 1
-    if bool(xp.any(tied)):
-        value = xp.where(tied, tied_block_stops(ops, go_on, offsets, sizes, first, tied, k), value)
-    return ops.segment_sum(reach * value, first_blocks), ranking.has_relevant()
+    # Only the blocks above k count (all of them, unless subsets are kept whole: see Ranking.blocks_above).
+    above = first < (k or ranking.n_rows)
+    value = xp.where(above, ops.take(stops, offsets) / (ops.as_float(first) + 1.0), 0.0)
+    tied = (sizes > 1) & above
+    n_tied, n_tied_rows = ops.read(xp.sum(ops.astype(tied, xp.int64)), xp.sum(xp.where(tied, sizes, 0)))
+    if n_tied:
+        tied_stops = tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, int(n_tied), int(n_tied_rows))
+        value = xp.where(tied, tied_stops, value)
+    return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
 
 
-def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k):
+def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows):
     """:func:`tied_reciprocal_stops` of the ``tied`` blocks, on the host, spread back over all the blocks.
 
-    Their exact expectations are numpy code: only the rows of the tied blocks
-    travel to the host, and the results come back in ``ops``'s namespace,
-    each at its block (the other blocks get 0).
+    Their exact expectations are numpy code: only the rows of the ``n_tied``
+    tied blocks (``n_tied_rows`` in all) travel to the host, in one copy, and
+    the results come back in ``ops``'s namespace, each at its block (the
+    other blocks get 0).
     """
     xp = ops.xp
-    blocks = ops.flatnonzero(tied)
+    blocks = ops.flatnonzero(tied, count=n_tied)
     tied_offsets, tied_sizes = ops.take(offsets, blocks), ops.take(sizes, blocks)
-    rows, tied_starts = segment_rows(tied_offsets, tied_sizes, ops)[:2]
-    host = [ops.to_host(array) for array in (ops.take(go_on, rows), tied_starts, tied_sizes, ops.take(first, blocks))]
-    stops = ops.asarray(np.concatenate(([0.0], tied_reciprocal_stops(*host, k))))
+    if ops.compacts:
+        rows = segment_rows(tied_offsets, tied_sizes, ops)[0]
+    else:  # every row is in a block: those of the tied blocks, found by their count
+        in_tied = xp.take(tied, ops.segment_of(offsets, go_on.shape[0]))
+        rows = ops.flatnonzero(in_tied, count=n_tied_rows)
+    tied_first = ops.as_float(ops.take(first, blocks))
+    copied = ops.to_host(ops.concat((ops.take(go_on, rows), ops.as_float(tied_sizes), tied_first)))
+    host_go_on, host_sizes, host_first = np.split(copied, [n_tied_rows, n_tied_rows + n_tied])
+    host_sizes, host_first = host_sizes.astype(np.int64), host_first.astype(np.int64)
+    host_stops = tied_reciprocal_stops(host_go_on, np.cumsum(host_sizes) - host_sizes, host_sizes, host_first, k)
+    stops = ops.asarray(np.concatenate(([0.0], host_stops)))
     # Block b takes the value of the tied block it is (its rank among them, from 1), the others the 0 in front.
     return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
 

@@ -18,7 +18,7 @@ def gain_values(labels, gain, ops=None):
     if check_option("gain", gain, GAINS) == "linear":
         return labels
     ops = NUMPY if ops is None else ops
-    top = float(ops.xp.max(labels))
+    top = ops.max_label(labels)
     if top > MAX_EXPONENTIAL_LABEL:
         raise ValueError(
             f"gain='exponential' computes 2**label - 1, which overflows float64 for labels above "
@@ -34,13 +34,10 @@ def of_labels(function, labels, ops=None):
     the table holds the very values ``function`` gives, so nothing changes.
     """
     ops = NUMPY if ops is None else ops
-    xp = ops.xp
-    if 0 in labels.shape:
+    table = None if 0 in labels.shape else ops.grade_table(labels, MAX_EXPONENTIAL_LABEL)
+    if table is None:
         return function(labels)
-    whole = ops.astype(labels, xp.int64)
-    low, top = int(xp.min(whole)), int(xp.max(whole))
-    if low < 0 or top > MAX_EXPONENTIAL_LABEL or not bool(xp.all(ops.as_float(whole) == labels)):
-        return function(labels)
+    whole, top = table
     return ops.take(function(ops.arange(top + 1, dtype=ops.float64)), whole)
 
 
@@ -79,12 +76,17 @@ def sum_safe_scale(top_gain, n_terms):
 
 
 def check_no_overflow(dcg, metric, ops):
-    """Raise if a query's (unnormalised) gain overflowed float64: the true value is not representable."""
-    if not bool(ops.xp.all(ops.xp.isfinite(dcg))):
-        raise ValueError(
+    """Raise if a query's (unnormalised) gain overflowed float64: the true value is not representable.
+
+    A namespace checks on its device and raises at its next read of results.
+    """
+    ops.check(
+        ~ops.xp.all(ops.xp.isfinite(dcg)),
+        lambda: ValueError(
             f"{metric} of these labels exceeds the largest float64 ({np.finfo(np.float64).max:.3g}) for some "
             "query, so it cannot be represented. Rescale the labels, or use ndcg_score, which is exact for them."
-        )
+        ),
+    )
 
 
 def ideal_dcg(ranking, gain, weights, scale=1.0):
@@ -118,14 +120,17 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
     k = ranking.cutoff(k)
     weights = rank_weights(discount, ranking.longest, k)
     gains = gain_values(ranking.labels, gain, ranking.ops)
-    top_gain = gain_values(ranking.top_label, gain)
-    scale = sum_safe_scale(top_gain, ranking.longest) if normalize else 1.0
+    scale = sum_safe_scale(gain_values(ranking.top_label, gain), ranking.longest) if normalize else 1.0
     if scale != 1.0:
         gains = gains * scale
+    # Whole gains sum exactly by running sums (where a namespace uses them: see ArrayApiOps.segment_sum).
+    whole = bool(ranking.whole_labels) and scale == 1.0
+    whole = whole and (gain == "linear" or gain_values(ranking.top_label, gain) * ranking.n_rows < 2**53)
     with np.errstate(over="ignore"):  # an overflow is raised as an error below
-        dcg = (
-            tie_averaged_dcg(ranking, gains, weights, k) if ranking.has_ties else plain_dcg(ranking, gains, weights, k)
-        )
+        if ranking.has_ties:
+            dcg = tie_averaged_dcg(ranking, gains, weights, k, whole)
+        else:
+            dcg = plain_dcg(ranking, gains, weights, k)
     if not normalize:
         check_no_overflow(dcg, metric, ranking.ops)
         return dcg, ranking.has_relevant()
@@ -138,16 +143,18 @@ def plain_dcg(ranking, gains, weights, k):
     return ops.segment_sum(ops.take(gains, rows) * ops.take(ops.asarray(weights), positions), starts)
 
 
-def tie_averaged_dcg(ranking, gains, weights, k):
+def tie_averaged_dcg(ranking, gains, weights, k, whole=False):
     # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
     # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
     ops, xp = ranking.ops, ranking.xp
-    blocks, rows, offsets = ranking.blocks_above(len(weights) if k is None else k)
+    blocks, rows, offsets, _ = ranking.blocks_above(len(weights) if k is None else k)
     cumulative = cumulative_weights(weights, ops)
     first, sizes = ops.take(ranking.block_first, blocks), ops.take(ranking.block_sizes, blocks)
     filled = ops.take(cumulative, xp.minimum(first + sizes, len(weights))) - ops.take(cumulative, first)
-    block_gains = ops.segment_sum(ops.take(gains, rows), offsets) / ops.as_float(sizes) * filled
-    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries)
+    block_gains = ops.segment_sum(ops.take(gains, rows), offsets, whole) / ops.as_float(sizes) * filled
+    # The blocks from the cutoff on weigh 0: at most the first K blocks of a query count.
+    within = len(weights) if k is None else k
+    return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries, within=within)
 
 
 def _cumulative_gain(ranking, *, k=None, gain="linear"):

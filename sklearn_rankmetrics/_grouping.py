@@ -531,12 +531,33 @@ class NumpyOps:
     xp = np
     float64 = np.float64
     bool = np.bool_
+    compacts = True  # subsets of rows are compacted (a namespace may keep them whole, masked)
+    parallel = True  # numpy releases the GIL: independent kernels run side by side
 
     def asarray(self, values, dtype=None):
         return np.asarray(values, dtype=dtype)
 
     def to_host(self, array):
         return array
+
+    def read(self, *scalars):
+        """The values of 0-d arrays (and numbers) as Python numbers."""
+        return [value.item() if hasattr(value, "item") else value for value in scalars]
+
+    def check(self, failed, error):
+        """Raise ``error()`` if ``failed`` holds (a namespace may wait for its next read)."""
+        if failed:
+            raise error()
+
+    def flush(self):
+        """Raise what the pending checks found (numpy's raise at once)."""
+
+    def register(self, starts, n_values, longest, segment_of=None, *, given=False):
+        """Declare segments for the namespaces that lay them out (numpy needs nothing); returns ``starts``."""
+        return starts
+
+    def register_groups(self, groups, starts):
+        """Declare the groups of registered segments (numpy needs nothing)."""
 
     def arange(self, *bounds, dtype=None):
         return np.arange(*bounds, dtype=dtype)
@@ -547,11 +568,25 @@ class NumpyOps:
     def ones(self, n, dtype=np.float64):
         return np.ones(n, dtype=dtype)
 
+    def full(self, n, value, dtype=np.float64):
+        return np.full(n, value, dtype=dtype)
+
     def astype(self, array, dtype):
         return array.astype(dtype)
 
     def exp2(self, array):
         return np.exp2(array)
+
+    def max_label(self, labels):
+        return float(np.max(labels))
+
+    def grade_table(self, labels, limit):
+        """The labels as integers and their largest, when all are whole numbers in [0, limit]; else None."""
+        whole = labels.astype(np.int64)
+        low, top = int(whole.min()), int(whole.max())
+        if low < 0 or top > limit or not np.array_equal(whole.astype(np.float64), labels):
+            return None
+        return whole, top
 
     def small_grades(self, labels):
         """The labels as uint8 (faster to compare) when they are whole numbers up to 255, else None."""
@@ -568,11 +603,15 @@ class NumpyOps:
     def cumsum(self, array, dtype=None):
         return np.cumsum(array, dtype=dtype)
 
-    def flatnonzero(self, mask):
+    def concat(self, arrays):
+        return np.concatenate(arrays)
+
+    def flatnonzero(self, mask, count=None):
         return np.flatnonzero(mask)
 
     def take(self, values, indices):
-        return values[indices]  # np.take first copies int32 indices to intp: twice as slow
+        """``values[indices]``; None takes them all (np.take first copies int32 indices to intp: twice as slow)."""
+        return values if indices is None else values[indices]
 
     def repeat(self, values, counts):
         return np.repeat(values, counts)
@@ -604,7 +643,8 @@ class NumpyOps:
         before -= values
         return before
 
-    def segment_sum(self, values, starts):
+    def segment_sum(self, values, starts, whole=False, within=None):
+        """Sum of the values of each segment (``whole`` and ``within`` help namespaces: see ArrayApiOps.segment_sum)."""
         return np.add.reduceat(values, starts)
 
     def segment_max(self, values, starts):
@@ -623,18 +663,22 @@ class NumpyOps:
         offset = (len(starts) - 1 - segment) * len(distinct)
         return distinct[np.maximum.accumulate((value_rank.reshape(-1) + offset)[::-1])[::-1] - offset]
 
-    def segment_exclusive_cumprod(self, values, starts):
+    def segment_exclusive_cumprod(self, values, starts, within=None):
         """Product of the values above each one in its segment (1 for a segment's first)."""
         exclusive = np.ones_like(values)
         exclusive[1:] = segment_accumulate(np.multiply, values, starts, self.segment_sizes(starts, len(values)))[:-1]
         exclusive[starts] = 1.0
         return exclusive
 
-    def group_sum(self, values, groups, n_groups):
+    def group_sum(self, values, groups, n_groups, within=None):
         return np.bincount(groups, weights=values, minlength=n_groups)
 
-    def weighted_mean(self, values, weights=None):
-        return weighted_mean(values, weights)
+    def first_true_from(self, mask, starts):
+        """Index of the first True of ``mask`` at or after each start (any index where none is)."""
+        rows = np.flatnonzero(mask)
+        if len(rows) == 0:
+            return starts
+        return rows[np.minimum(np.searchsorted(rows, starts), len(rows) - 1)]
 
 
 NUMPY = NumpyOps()
@@ -674,6 +718,7 @@ class Ranking:
         self.block_starts = block_starts
         self.query_weights = query_weights
         self._relevance = {}
+        self.whole_labels = None  # whether every label is a whole number, where known
 
     @cached_property
     def positions(self):
@@ -713,7 +758,7 @@ class Ranking:
         """The highest judged label, as a numpy float64."""
         return np.float64(float(self.xp.max(self.judged_labels)))
 
-    @property
+    @cached_property
     def query_of_row(self):
         return self.ops.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), self.query_sizes)
 
@@ -753,17 +798,18 @@ class Ranking:
         """Number of rows of each query where ``mask`` holds."""
         return self.ops.counts_between(self.ops.running_count(mask), self.query_starts)
 
-    def per_block(self, values):
-        """Sum of row ``values`` over each block."""
-        return self.ops.segment_sum(values, self.block_starts) if self.has_ties else values
+    def per_block(self, values, whole=False):
+        """Sum of row ``values`` over each block (``whole``: whole numbers, see :meth:`NumpyOps.segment_sum`)."""
+        return self.ops.segment_sum(values, self.block_starts, whole) if self.has_ties else values
 
     def block_mean(self, values):
         """Mean of row ``values`` over each block."""
         return self.per_block(values) / self.ops.as_float(self.block_sizes) if self.has_ties else values
 
-    def query_total(self, block_values):
-        """Sum of block values over each query."""
-        return self.ops.segment_sum(block_values, self.query_block_starts)
+    def query_total(self, block_values, within=None):
+        """Sum of block values over each query (``within``: only the first ``within`` blocks of each can be other
+        than 0, see :meth:`NumpyOps.segment_sum`)."""
+        return self.ops.segment_sum(block_values, self.query_block_starts, within=within)
 
     def visible(self, cutoff):
         """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query), as floats."""
@@ -780,10 +826,34 @@ class Ranking:
         return self.ops.segment_exclusive_cumsum(counts, self.query_block_starts)
 
     def blocks_above(self, k):
-        """The blocks that start above rank ``k``, and their rows (with ties)."""
+        """The blocks that start above rank ``k`` (with ties): the blocks, their rows, where each block's rows
+        start among them, and where each query's blocks start among the blocks.
+
+        Where the operations keep subsets whole (:attr:`NumpyOps.compacts`),
+        these are every block (None) and every row (None): the caller leaves
+        out the blocks from rank ``k`` on.
+        """
+        if not self.ops.compacts:
+            return None, None, self.block_starts, self.query_block_starts
         blocks = self.ops.flatnonzero(self.block_first < k)
         take = self.ops.take
-        return blocks, *segment_rows(take(self.block_starts, blocks), take(self.block_sizes, blocks), self.ops)[:2]
+        rows, offsets = segment_rows(take(self.block_starts, blocks), take(self.block_sizes, blocks), self.ops)[:2]
+        return blocks, rows, offsets, self.xp.searchsorted(blocks, self.query_block_starts)
+
+    def marked_blocks(self, marked, *columns, within=None):
+        """The query of each ``marked`` block (at most one per query) and its ``columns`` as floats, on the host.
+
+        ``within``: the marked blocks are among the first ``within`` of their query.
+        """
+        ops, xp = self.ops, self.xp
+        if ops.compacts:
+            blocks = ops.flatnonzero(marked)
+            return [self.query_of_block[blocks], *(np.asarray(values[blocks], dtype=np.float64) for values in columns)]
+        # Each query's marked block, if any, by a sum over its blocks: one copy of them all.
+        stacked = xp.stack([ops.as_float(marked), *(xp.where(marked, ops.as_float(c), 0.0) for c in columns)], axis=1)
+        per_query = ops.to_host(self.query_total(stacked, within))
+        queries = np.flatnonzero(per_query[:, 0] > 0)
+        return [queries, *per_query[queries, 1:].T]
 
     def cutoff(self, k):
         """The cutoff ``k`` checked, and no deeper than the longest query: deeper cutoffs cut nothing."""
@@ -791,15 +861,29 @@ class Ranking:
         return k if k is None else min(k, self.longest)
 
     def top(self, k):
-        """The rows ranked in the top ``k`` of their query, where each query starts among them, and their positions."""
+        """The rows ranked in the top ``k`` of their query, where each query starts among them, and their positions.
+
+        Where the operations keep subsets whole (:attr:`NumpyOps.compacts`),
+        each query gets ``k`` places (a padded matrix, flattened): those past
+        its last row take its first row at position ``k``, past the cutoff.
+        """
         if k is None or k >= self.longest:
             return self.ops.arange(self.n_rows), self.query_starts, self.positions
-        return segment_rows(self.query_starts, self.xp.minimum(self.query_sizes, k), self.ops)
+        if self.ops.compacts:
+            return segment_rows(self.query_starts, self.xp.minimum(self.query_sizes, k), self.ops)
+        ops, xp = self.ops, self.xp
+        columns = ops.arange(k)[None, :]
+        shown = columns < self.query_sizes[:, None]
+        rows = xp.reshape(self.query_starts[:, None] + xp.where(shown, columns, 0), (-1,))
+        positions = xp.reshape(xp.where(shown, columns, k), (-1,))
+        starts = ops.register(ops.arange(self.n_queries) * k, rows.shape[0], k, given=True)
+        return rows, starts, positions
 
-    def with_labels(self, labels):
-        """The same ranking with other judged labels (in rank order), sharing the segments."""
+    def with_labels(self, labels, *, whole=None):
+        """The same ranking with other judged labels (in rank order; ``whole``: all whole numbers), sharing the
+        segments."""
         ranking = copy.copy(self)
-        ranking.judged_labels, ranking._relevance = labels, {}
+        ranking.judged_labels, ranking._relevance, ranking.whole_labels = labels, {}, whole
         ranking.labels = self.shown(labels)
         ranking.__dict__.pop("top_label", None)
         return ranking
@@ -828,25 +912,45 @@ class Ranking:
 
     def has_relevant(self, threshold=None):
         """Whether each query has a label > 0 (or one >= ``threshold``)."""
-        top = self.ops.segment_max(self.judged_labels, self.query_starts)
-        return top > 0 if threshold is None else top >= threshold
+        relevant = self.judged_labels > 0 if threshold is None else self.judged_labels >= threshold
+        return self.query_count(relevant) > 0
 
     def aggregate(self, values, defined, *, average=True, zero_division=0.0):
         """Per-query values, with undefined queries set to ``zero_division``, or their weighted mean."""
-        zero_division = check_zero_division(zero_division)
-        values = self.xp.where(defined, values, zero_division)
+        values = self.fill_undefined(values, defined, zero_division)
         if not average:
+            self.ops.flush()
             return values
-        kept = ~self.xp.isnan(values)
-        weights = None if self.query_weights is None else self.query_weights[kept]
-        if not bool(self.xp.any(kept)) or (weights is not None and not bool(self.xp.any(weights))):
-            warn(
-                "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
-                "Pass zero_division=0.0 or 1.0 to score such queries.",
-                UndefinedMetricWarning,
-            )
-            return float("nan")
-        return self.ops.weighted_mean(values[kept], weights)
+        return self.means([values])[0][0]
+
+    def fill_undefined(self, values, defined, zero_division):
+        """The per-query values with ``zero_division`` where the metric is undefined."""
+        return self.xp.where(defined, values, check_zero_division(zero_division))
+
+    def means(self, columns, also=()):
+        """The weighted mean of each per-query array's values that are not NaN (nan, with a warning, if none).
+
+        Returns the means and the values of the 0-d arrays ``also``: a
+        namespace reads them all back in one copy (see :meth:`NumpyOps.read`).
+        """
+        if self.ops.compacts:
+            found = []
+            for values in columns:
+                kept = ~np.isnan(values)
+                weights = None if self.query_weights is None else self.query_weights[kept]
+                entered = kept.any() and (weights is None or weights.any())
+                found.append((weighted_mean(values[kept], weights) if entered else None, entered))
+            also = self.ops.read(*also)
+        else:
+            found, also = self.ops.weighted_means(columns, self.query_weights, also)
+        for _, entered in found:
+            if not entered:
+                warn(
+                    "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
+                    "Pass zero_division=0.0 or 1.0 to score such queries.",
+                    UndefinedMetricWarning,
+                )
+        return [mean if entered else float("nan") for mean, entered in found], also
 
 
 def weighted_mean(values, weights=None):
@@ -1033,62 +1137,133 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
     """The :class:`Ranking` of arrays of another namespace and the order that sorts them, built in ``ops``.
 
     The rows stay on their device: only query ids that are not an array of the
-    namespace (strings, lists) are encoded on the host. Invalid inputs are
-    handed to :func:`rank_queries` on the host, whose errors name the fix.
+    namespace (strings, lists) are encoded on the host. The checks of the
+    inputs run on the device, and their verdict comes back with the facts the
+    host needs (the numbers of queries and tie blocks, the longest query and
+    block, the largest label) in one copy. Invalid inputs are handed to
+    :func:`rank_queries` on the host, whose errors name the fix.
     """
+    xp = ops.xp
     rows = rows_in_namespace(y_true, y_score, qid, sample_weight, ops)
-    if rows is None:
+    if rows is not None:
+        labels, scores, codes, weight, invalid = rows
+        n_rows = labels.shape[0]
+        order, sorted_codes, changes = ops.rank_order(codes, scores, ties=ties, y_true=labels)
+        is_start = ops.differs_from_previous(sorted_codes)
+        query_number, positions = numbered_runs(is_start, ops)
+        sorted_weight = None if weight is None else xp.take(weight, order)
+        if sorted_weight is not None:  # constant within each query, or the host names the query
+            invalid = invalid | xp.any((sorted_weight[1:] != sorted_weight[:-1]) & ~is_start[1:])
+        if ties == "average":
+            block_number, block_positions = numbered_runs(changes | is_start, ops)
+            n_blocks, longest_block = block_number[-1], xp.max(block_positions) + 1
+            # The blocks of each row's query up to it; the most, at a query's last row.
+            most_blocks = xp.max(block_number - xp.take(block_number, ops.arange(n_rows) - positions)) + 1
+        else:
+            n_blocks = longest_block = most_blocks = n_rows
+        facts = ops.read(
+            invalid,
+            query_number[-1],
+            n_blocks,
+            xp.max(positions) + 1,
+            longest_block,
+            most_blocks,
+            xp.min(scores) == -np.inf,
+            xp.max(labels),
+            xp.all(xp.floor(labels) == labels),
+        )
+        invalid, n_queries, n_blocks, longest, longest_block, most_blocks, some_not_retrieved, top, whole = facts
+    if rows is None or invalid:
         rank_queries(
             *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
         )
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    labels, scores, codes, weight = rows
-    return build_ranking(labels, scores, codes, ties=ties, weight=weight, qid=qid, ops=ops)
+    n_queries, n_blocks, longest = int(n_queries), int(n_blocks), int(longest)
+    ops.label_top, ops.labels_whole = np.float64(top), bool(whole)  # for the ranking's labels and their subsets
+    query_starts = xp.searchsorted(query_number, ops.arange(1, n_queries + 1))
+    query_of_row = query_number - 1
+    ops.register(query_starts, n_rows, longest, query_of_row)
+    ops.register_groups(query_of_row, query_starts)
+    retrieved = xp.take(scores, order) > -np.inf if some_not_retrieved else None
+    query_weights = None if sorted_weight is None else xp.take(sorted_weight, query_starts)
+    block_starts = None
+    if n_blocks < n_rows:
+        block_starts = xp.searchsorted(block_number, ops.arange(1, n_blocks + 1))
+        ops.register(block_starts, n_rows, int(longest_block), block_number - 1)
+    ranking = Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops)
+    ranking.whole_labels = ops.labels_whole and top * n_rows < 2**53  # sums of labels exact in float64
+    # What the host learnt and the device built on the way, for the ranking's cached properties.
+    ranking.__dict__.update(positions=positions, longest=longest, top_label=ops.label_top, query_of_row=query_of_row)
+    if block_starts is not None:
+        query_block_starts = xp.take(block_number, query_starts) - 1
+        query_of_block = xp.take(query_of_row, block_starts)
+        ops.register(query_block_starts, n_blocks, int(most_blocks), query_of_block)
+        ops.register_groups(query_of_block, query_block_starts)
+        ranking.__dict__.update(query_block_starts=query_block_starts, query_of_block=query_of_block)
+    if is_foreign(qid) and qid.ndim == 1:
+        ranking.query_ids = xp.take(qid, xp.take(order, query_starts))
+    return ranking, order
+
+
+def numbered_runs(is_start, ops):
+    """The run of equal values of each element (numbered from 1) and its position in the run (from 0).
+
+    A running count of the starts numbers the runs; a search of each number
+    finds its run's first element. No shape depends on the data.
+    """
+    number = ops.running_count(is_start)
+    return number, ops.arange(number.shape[0]) - ops.run_starts(number)
 
 
 def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):
-    """Labels, scores, query codes and row weights (or None) as 1-D arrays of ``ops``; None if any is invalid."""
+    """Labels, scores, query codes and row weights (or None) as 1-D arrays of ``ops``, and whether any is invalid.
+
+    The verdict is a 0-d boolean on the device; None when the shapes or types
+    are already wrong.
+    """
     xp = ops.xp
     y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
     if y_true.ndim not in (1, 2) or y_true.shape != y_score.shape or 0 in y_true.shape:
         return None
-    if not bool(xp.all(xp.isfinite(y_true))) or float(xp.min(y_true)) < 0:
-        return None
-    if bool(xp.any(xp.isnan(y_score))) or float(xp.max(y_score)) == np.inf:
-        return None
+    # Labels finite and >= 0; scores finite or -inf (NaN < inf is False).
+    invalid = ~xp.all(xp.isfinite(y_true) & (y_true >= 0)) | ~xp.all(y_score < np.inf)
     n_rows = y_true.shape[0]
     if y_true.ndim == 1:
         codes, n_docs = query_codes_in_namespace(qid, n_rows, ops), 1
     elif qid is None:  # one query per row, whose sample_weight has one value per query
         n_docs, y_true, y_score = y_true.shape[1], xp.reshape(y_true, (-1,)), xp.reshape(y_score, (-1,))
-        codes = xp.repeat(ops.arange(n_rows), n_docs)
+        codes = xp.repeat(ops.arange(n_rows), n_docs), None
     else:
         return None
     if codes is None:
         return None
+    codes, bad_codes = codes
+    if bad_codes is not None:
+        invalid = invalid | bad_codes
     if sample_weight is None:
-        return y_true, y_score, codes, None
+        return y_true, y_score, codes, None, invalid
     weight = ops.asarray(sample_weight, dtype=ops.float64)
-    if weight.shape != (n_rows,) or not bool(xp.all(xp.isfinite(weight))) or float(xp.min(weight)) < 0:
+    if weight.shape != (n_rows,):
         return None
-    return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs)
+    invalid = invalid | ~xp.all(xp.isfinite(weight) & (weight >= 0))
+    return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs), invalid
 
 
 def query_codes_in_namespace(qid, n_rows, ops):
-    """Query codes that sort like ``qid``, in ``ops``'s namespace; None if ``qid`` is invalid.
+    """Query codes that sort like ``qid`` in ``ops``'s namespace, and a 0-d verdict on them (or None); None if invalid.
 
     An array of the namespace with numbers sorts as it is; other ids (strings,
     lists, numpy arrays) are encoded on the host as :func:`encode_qid` does.
     """
     xp = ops.xp
     if qid is None:
-        return ops.zeros(n_rows, dtype=xp.int64)
+        return ops.zeros(n_rows, dtype=xp.int64), None
     if not is_foreign(qid):
-        return ops.asarray(encode_qid(qid, n_rows))
+        return ops.asarray(encode_qid(qid, n_rows)), None
     if qid.ndim != 1 or qid.shape[0] != n_rows or not xp.isdtype(qid.dtype, ("bool", "integral", "real floating")):
         return None
     if xp.isdtype(qid.dtype, "bool"):
-        return xp.astype(qid, xp.int64)
-    if xp.isdtype(qid.dtype, "real floating") and not bool(xp.all(xp.isfinite(qid))):
-        return None
-    return qid
+        return xp.astype(qid, xp.int64), None
+    if xp.isdtype(qid.dtype, "real floating"):
+        return qid, ~xp.all(xp.isfinite(qid))
+    return qid, None

@@ -28,7 +28,7 @@ def _bpref(ranking, *, relevance_threshold=1, judged=None):
     n_nonrelevant = ranking.query_count(nonrelevant)  # retrieved or not
     if ranking.retrieved is not None:
         nonrelevant &= ranking.retrieved
-    nonrelevant_in_block = ranking.per_block(ops.as_float(nonrelevant))
+    nonrelevant_in_block = ranking.per_block(ops.as_float(nonrelevant), whole=True)
     above = ranking.before_in_query(nonrelevant_in_block)
     # A relevant document placed uniformly in its tie block has each of
     # 0..s of the block's s judged non-relevant documents above it with the
@@ -56,7 +56,7 @@ def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, gra
     else:
         threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
         gains = ops.as_float(ranking.judged_labels >= threshold)
-    dcg, defined = _dcg(ranking.with_labels(gains), k=k, discount=lambda ranks: p ** (ranks - 1.0))
+    dcg, defined = _dcg(ranking.with_labels(gains, whole=not graded), k=k, discount=lambda ranks: p ** (ranks - 1.0))
     return (1.0 - p) * dcg, defined
 
 
@@ -87,11 +87,12 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
     if n_rows == 0:
         return ops.zeros((ranking.n_queries, levels.shape[0])), n_relevant > 0
     # Interpolated precision at the j-th relevant document: the best precision at it or below.
-    best_below = ops.segment_suffix_max(found.precision, found.found_starts[n_found > 0])
+    starts = found.found_starts[n_found > 0] if ops.compacts else ranking.query_starts
+    best_below = ops.segment_suffix_max(found.precision, starts)
     # trec_eval's cutoff for recall level x: the round(x R)-th relevant document.
     needed = ops.astype(xp.floor(ops.as_float(n_relevant)[:, None] * levels[None, :] + 0.5), xp.int64)
     reached = (needed <= n_found[:, None]) & (n_found[:, None] > 0)
-    index = xp.minimum(found.found_starts[:, None] + xp.maximum(needed, 1) - 1, n_rows - 1)
+    index = found.at(needed)
     values = xp.where(reached, xp.reshape(ops.take(best_below, xp.reshape(index, (-1,))), index.shape), 0.0)
     return values, n_relevant > 0
 
@@ -263,12 +264,15 @@ def rank_biased_precision_score(
     check_zero_division(zero_division)
     ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
     values, defined = _rank_biased_precision(ranking, p=p, k=k, relevance_threshold=relevance_threshold, graded=graded)
-    score = ranking.aggregate(values, defined, average=average, zero_division=zero_division)
     if not return_residual:
-        return score
+        return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
     judged = judged_in_rank_order(judged, order, ranking.n_rows, ranking.ops)
     residual = rbp_residual(ranking, p=p, k=ranking.cutoff(k), judged=judged)
-    return score, ranking.aggregate(residual, defined, average=average, zero_division=zero_division)
+    both = [ranking.fill_undefined(each, defined, zero_division) for each in (values, residual)]
+    if not average:
+        ranking.ops.flush()
+        return tuple(both)
+    return tuple(ranking.means(both)[0])  # one read from a device
 
 
 @array_api_support(in_namespace=True)
@@ -337,8 +341,9 @@ def interpolated_precision_score(
     values, defined = _interpolated_precision(
         ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold
     )
-    columns = [
-        ranking.aggregate(values[:, level], defined, average=average, zero_division=zero_division)
-        for level in range(values.shape[1])
-    ]
-    return ranking.ops.asarray(np.array(columns)) if average else ranking.xp.stack(columns, axis=1)
+    values = ranking.fill_undefined(values, defined[:, None], zero_division)
+    if not average:
+        ranking.ops.flush()
+        return values
+    means = ranking.means([values[:, level] for level in range(values.shape[1])])[0]  # one read from a device
+    return ranking.ops.asarray(np.array(means))

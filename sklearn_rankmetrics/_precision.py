@@ -24,7 +24,9 @@ def hits(ranking, in_block, cutoff):
     block's share ``in_block / size`` of relevant rows.
     """
     share = in_block / ranking.ops.as_float(ranking.block_sizes) if ranking.has_ties else in_block
-    return ranking.query_total(share * ranking.visible(cutoff))
+    # Blocks from rank k on add 0: at most the first k blocks of a query count.
+    within = cutoff if isinstance(cutoff, int) else None
+    return ranking.query_total(share * ranking.visible(cutoff), within)
 
 
 class RelevantRows:
@@ -32,18 +34,43 @@ class RelevantRows:
 
     ``query`` and ``ranks`` (1-based) of each, ``precision`` there (i / rank
     for the i-th of its query), and per query their number ``n_found`` and
-    where its own start among them (``found_starts``).
+    where its own start among them (``found_starts``); :meth:`at` finds the
+    i-th of each query.
+
+    Where the operations keep subsets whole (:attr:`NumpyOps.compacts`), these
+    are every row, with precision 0 on the others.
     """
 
     def __init__(self, ranking, relevant, n_relevant):
-        ops = ranking.ops
-        rows = ops.flatnonzero(relevant)
+        ops, xp = ranking.ops, ranking.xp
+        self.ops, self.ranking = ops, ranking
         self.n_found = n_relevant if ranking.retrieved is None else ranking.query_count(relevant)
-        self.query = ops.repeat(ops.arange(ranking.n_queries), self.n_found)
         self.found_starts = ops.cumsum(self.n_found) - self.n_found
+        if not ops.compacts:
+            self.query, self.ranks = ranking.query_of_row, ops.as_float(ranking.positions) + 1.0
+            # The rank of each row's relevant document among its query's, by a running count.
+            self.running = ops.running_count(relevant)
+            found = self.running - ops.take(self.found_starts, self.query)
+            self.precision = xp.where(relevant, ops.as_float(found) / self.ranks, 0.0)
+            return
+        rows = ops.flatnonzero(relevant)
+        self.query = ops.repeat(ops.arange(ranking.n_queries), self.n_found)
         found = ops.positions_in_segments(self.found_starts[self.n_found > 0], rows.shape[0])
         self.ranks = ops.as_float(rows - ops.take(ranking.query_starts, self.query)) + 1.0
         self.precision = (ops.as_float(found) + 1.0) / self.ranks
+
+    def at(self, i):
+        """Where the ``i``-th (from 1, one column per query row) relevant row of each query lies among these.
+
+        ``i`` past a query's last is clipped to some valid place.
+        """
+        ops, xp = self.ops, self.ops.xp
+        if ops.compacts:
+            return xp.minimum(self.found_starts[:, None] + xp.maximum(i, 1) - 1, self.precision.shape[0] - 1)
+        # The row where the running count of relevant rows reaches the query's start count plus i.
+        wanted = self.found_starts[:, None] + xp.maximum(i, 1)
+        found = xp.searchsorted(self.running, xp.reshape(wanted, (-1,)))
+        return xp.reshape(xp.minimum(found, self.precision.shape[0] - 1), wanted.shape)
 
 
 def _precision(ranking, *, k=None, relevance_threshold=1):
@@ -68,10 +95,7 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
     straddling = seen & (visible < sizes)
     sure = ops.counts_between(ops.running_count(seen & ~straddling), ranking.query_block_starts) > 0
     # The straddling blocks are at most one per query: their probabilities are computed on the host.
-    blocks = ops.flatnonzero(straddling)
-    m, r, v, query = (
-        ops.to_host(ops.take(values, blocks)) for values in (sizes, in_block, visible, ranking.query_of_block)
-    )
+    query, m, r, v = ranking.marked_blocks(straddling, sizes, in_block, visible)
     miss = np.ones(ranking.n_queries)
     miss[query] = hypergeom.pmf(0, m, r, v)
     return 1.0 - xp.where(sure, 0.0, ops.asarray(miss)), n_relevant > 0

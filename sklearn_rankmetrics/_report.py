@@ -133,20 +133,34 @@ def ranking_report(
         report["qid"] = query_ids(qid, ranking, order)
     del order
     zero_divisions = [options.pop("zero_division", zero_division) for _, _, options in requests]
-    # The metrics only read the shared ranking, and numpy releases the GIL in
-    # its loops: they run side by side, one per core.
     _ = ranking.positions  # computed once here rather than by several threads at once
-    results = map_in_threads(lambda request: request[1](ranking, **request[2]), requests)
+    # The metrics only read the shared ranking, and numpy releases the GIL in
+    # its loops: they run side by side, one per core (a device runs one kernel at a time).
+    in_turn = map_in_threads if ranking.ops.parallel else lambda function, items: list(map(function, items))
+    results = in_turn(lambda request: request[1](ranking, **request[2]), requests)
+    filled = [
+        ranking.fill_undefined(values, defined, name_zero_division)
+        for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
+    ]
+    names = [name for name, _, _ in requests]
+    if not average:
+        ranking.ops.flush()
+        return {**report, **dict(zip(names, filled, strict=True))}
+    # The means, and how many undefined queries entered each as zero_division: from a device, in one read.
+    n_undefined = [ranking.xp.sum(ranking.ops.astype(~defined, ranking.xp.int64)) for _, defined in results]
+    means, n_undefined = ranking.means(filled, n_undefined)
     undefined = {}
-    for (name, _, _), (values, defined), name_zero_division in zip(requests, results, zero_divisions, strict=True):
-        report[name] = ranking.aggregate(values, defined, average=average, zero_division=name_zero_division)
+    for name, mean, count, (values, defined), name_zero_division in zip(
+        names, means, n_undefined, results, zero_divisions, strict=True
+    ):
+        report[name] = mean
         if confidence_level is not None:
             report[name] = (
-                report[name],
+                mean,
                 *mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng),
             )
-        if average and not np.isnan(name_zero_division) and not bool(ranking.xp.all(defined)):
-            undefined[name] = (int(ranking.xp.sum(ranking.ops.astype(~defined, ranking.xp.int64))), name_zero_division)
+        if count and not np.isnan(name_zero_division):
+            undefined[name] = (int(count), name_zero_division)
     if undefined:
         warn_undefined_queries(undefined, ranking.n_queries)
     return report
@@ -162,7 +176,7 @@ def query_ids(qid, ranking, order):
     if qid is None:
         return ranking.ops.arange(ranking.n_queries)
     if is_foreign(qid):
-        return ranking.xp.unique_values(qid)
+        return ranking.query_ids  # the distinct ids, sorted with the rows
     first_rows = ranking.ops.to_host(ranking.ops.take(order, ranking.query_starts))
     ids = query_ids_of_rows(qid, first_rows)
     return ranking.ops.asarray(ids) if ids.dtype.kind in "biuf" else ids
