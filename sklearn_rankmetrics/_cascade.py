@@ -560,11 +560,13 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
         found = (n_relevant if ranking.retrieved is None else ranking.query_count(relevant)) > 0
         first = xp.maximum(ops.first_true_from(relevant, ranking.query_starts) - ranking.query_starts, 0)
         return xp.where(found & (first < limit), 1.0 / (ops.as_float(first) + 1.0), 0.0), n_relevant > 0
-    # The first block that holds a relevant document decides. There is at most
-    # one per query, so their expectations are computed on the host.
+    # The first block that holds a relevant document decides (at most one per query): numpy computes
+    # its expectation over the deciding blocks alone, other namespaces along the rows in place.
     deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
+    if not ops.compacts:
+        return expected_first_reciprocal_rank_in_place(ranking, deciding, in_block, k), n_relevant > 0
     query, first, sizes, relevant_in_block = ranking.marked_blocks(
-        deciding, ranking.block_first, ranking.block_sizes, in_block, within=k
+        deciding, ranking.block_first, ranking.block_sizes, in_block
     )
     first, sizes = first.astype(np.int64), sizes.astype(np.int64)
     value = 1.0 / (first + 1.0)
@@ -574,6 +576,24 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     reciprocal_rank = np.zeros(ranking.n_queries)
     reciprocal_rank[query] = value
     return ops.asarray(reciprocal_rank), n_relevant > 0
+
+
+def expected_first_reciprocal_rank_in_place(ranking, deciding, in_block, k):
+    """:func:`expected_first_reciprocal_rank` of each query's ``deciding`` block, along the query's rows.
+
+    For namespaces that keep subsets whole: the block's place j is its j-th
+    row, so ``P_j`` is a running product along each query's top ``k`` rows
+    (the rows outside the block's first m - r + 1 factor 1 and weigh 0), and
+    the expectation a sum over them. Nothing leaves the device.
+    """
+    ops, xp = ranking.ops, ranking.xp
+    starts, positions, block, m, j, in_deciding = ranking.top_in_blocks(k, deciding)
+    r = ops.take(in_block, block)
+    place = in_deciding & (j <= m - r)
+    # Factor j (j >= 1) of the product is (m - r - j + 1) / (m - j); P_0 = r / m.
+    factors = xp.where(place, xp.where(j == 0.0, r / m, (m - r - j + 1.0) / (m - j)), 1.0)
+    probability = ops.segment_exclusive_cumprod(factors, starts, within=k) * factors
+    return ops.segment_sum(xp.where(place, probability / (ops.as_float(positions) + 1.0), 0.0), starts, within=k)
 
 
 def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):

@@ -840,20 +840,11 @@ class Ranking:
         rows, offsets = segment_rows(take(self.block_starts, blocks), take(self.block_sizes, blocks), self.ops)[:2]
         return blocks, rows, offsets, self.xp.searchsorted(blocks, self.query_block_starts)
 
-    def marked_blocks(self, marked, *columns, within=None):
-        """The query of each ``marked`` block (at most one per query) and its ``columns`` as floats, on the host.
-
-        ``within``: the marked blocks are among the first ``within`` of their query.
-        """
-        ops, xp = self.ops, self.xp
-        if ops.compacts:
-            blocks = ops.flatnonzero(marked)
-            return [self.query_of_block[blocks], *(np.asarray(values[blocks], dtype=np.float64) for values in columns)]
-        # Each query's marked block, if any, by a sum over its blocks: one copy of them all.
-        stacked = xp.stack([ops.as_float(marked), *(xp.where(marked, ops.as_float(c), 0.0) for c in columns)], axis=1)
-        per_query = ops.to_host(self.query_total(stacked, within))
-        queries = np.flatnonzero(per_query[:, 0] > 0)
-        return [queries, *per_query[queries, 1:].T]
+    def marked_blocks(self, marked, *columns):
+        """The query of each ``marked`` block (at most one per query) and its ``columns`` as floats, for numpy's
+        operations (other namespaces reduce over the marked blocks in place: :meth:`top_in_blocks`)."""
+        blocks = self.ops.flatnonzero(marked)
+        return [self.query_of_block[blocks], *(np.asarray(values[blocks], dtype=np.float64) for values in columns)]
 
     def cutoff(self, k):
         """The cutoff ``k`` checked, and no deeper than the longest query: deeper cutoffs cut nothing."""
@@ -878,6 +869,23 @@ class Ranking:
         positions = xp.reshape(xp.where(shown, columns, k), (-1,))
         starts = ops.register(ops.arange(self.n_queries) * k, rows.shape[0], k, given=True)
         return rows, starts, positions
+
+    def top_in_blocks(self, k, marked):
+        """The rows of the top ``k`` (:meth:`top`) as places of their tie blocks, for each query's ``marked`` block.
+
+        Returns where each query starts among those rows, their positions, the
+        size of each row's block and its place in it (from 0, as floats), and
+        whether its block is marked and the row lies above ``k``. The blocks'
+        places are rows of the ranking, so expectations over a block's places
+        reduce along each query's rows, with no subset of data-dependent size.
+        """
+        ops = self.ops
+        rows, starts, positions = self.top(k)
+        block = ops.take(ops.segment_of(self.block_starts, self.n_rows), rows)
+        size = ops.as_float(ops.take(self.block_sizes, block))
+        place = ops.as_float(positions - ops.take(self.block_first, block))
+        in_marked = ops.take(marked, block) & (positions < (self.longest if k is None else k))
+        return starts, positions, block, size, place, in_marked
 
     def with_labels(self, labels, *, whole=None):
         """The same ranking with other judged labels (in rank order; ``whole``: all whole numbers), sharing the

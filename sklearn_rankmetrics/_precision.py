@@ -94,11 +94,27 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
     seen = (visible > 0) & (in_block > 0)
     straddling = seen & (visible < sizes)
     sure = ops.counts_between(ops.running_count(seen & ~straddling), ranking.query_block_starts) > 0
-    # The straddling blocks are at most one per query: their probabilities are computed on the host.
+    if not ops.compacts:  # the straddling blocks' probabilities along the rows, in place
+        miss = probability_of_no_hit_in_place(ranking, straddling, in_block, k)
+        return 1.0 - xp.where(sure, 0.0, miss), n_relevant > 0
+    # The straddling blocks are at most one per query: scipy computes their probabilities on numpy's path.
     query, m, r, v = ranking.marked_blocks(straddling, sizes, in_block, visible)
     miss = np.ones(ranking.n_queries)
     miss[query] = hypergeom.pmf(0, m, r, v)
     return 1.0 - xp.where(sure, 0.0, ops.asarray(miss)), n_relevant > 0
+
+
+def probability_of_no_hit_in_place(ranking, straddling, in_block, k):
+    """``hypergeom.pmf(0, m, r, v)`` of each query's ``straddling`` block (1 where none), along the query's rows.
+
+    For namespaces that keep subsets whole: C(m - r, v) / C(m, v) is the
+    product of (m - r - j) / (m - j) over the block's v visible places j,
+    which are its rows in the top ``k``: a product along each query's rows.
+    """
+    ops, xp = ranking.ops, ranking.xp
+    starts, _, block, m, j, visible = ranking.top_in_blocks(k, straddling)
+    factors = xp.where(visible, (m - ops.take(in_block, block) - j) / (m - j), 1.0)
+    return ops.segment_prod(factors, starts)
 
 
 def _f1(ranking, *, k=None, relevance_threshold=1):
