@@ -1,66 +1,88 @@
 """Evaluate a run against qrels as trec_eval does: join, rank, measure, average."""
 
+import difflib
+import inspect
 import numbers
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._grouping import (
-    Ranking,
-    build_ranking,
-    differs_from_previous,
-    group_by_query,
-    positions_in_segments,
-    rank_order,
-)
-from .._registry import KERNELS, parse_metric_name
-from .._validation import TIES, check_option
+from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
+from .._registry import is_metric_name, shared_kernel
+from .._validation import TIES, check_flag, check_option
 from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
+class InputError(ValueError):
+    """A ValueError about the content of the qrels or of the run (``source``), which the command names by file."""
+
+    def __init__(self, source, message):
+        super().__init__(message)
+        self.source = source
+
+
 def as_qrels(qrels):
-    """Qrels from a Qrels, a path or file, a dict ``{qid: {docno: relevance}}`` or a DataFrame."""
+    """Checked Qrels from a Qrels, a path or file, a dict ``{qid: {docno: relevance}}`` or a DataFrame."""
     if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, dict):
-        query_id, doc_id, relevance = flatten(qrels, "qrels")
-        return Qrels(query_id, doc_id, as_integers(relevance))
-    if hasattr(qrels, "columns"):
-        query_id, doc_id, relevance = frame_columns(qrels, ("query_id", "doc_id", "relevance"), "qrels")
-        return Qrels(query_id, doc_id, as_integers(relevance))
-    return read_qrels_bytes(qrels)
+        columns = qrels.query_id, qrels.doc_id, qrels.relevance
+    elif isinstance(qrels, dict):
+        columns = flatten(qrels, "qrels")
+    elif hasattr(qrels, "columns"):
+        columns = frame_columns(qrels, ("query_id", "doc_id", "relevance"), "qrels")
+    else:
+        qrels = read_qrels_bytes(qrels)
+        columns = qrels.query_id, qrels.doc_id, qrels.relevance
+    query_id, doc_id, relevance = checked_columns("qrels", ("query_id", "doc_id", "relevance"), columns)
+    if not len(query_id):
+        raise InputError("qrels", "the qrels hold no judgement: give at least one (query, document, relevance).")
+    return Qrels(query_id, doc_id, as_integers(relevance, query_id, doc_id))
 
 
 def as_run(run):
-    """A Run from a Run, a path or file, a dict ``{qid: {docno: score}}`` or a DataFrame."""
+    """A checked Run from a Run, a path or file, a dict ``{qid: {docno: score}}`` or a DataFrame (it may be empty)."""
+    name = ""
     if isinstance(run, Run):
-        return run
-    if isinstance(run, dict):
-        query_id, doc_id, score = flatten(run, "run")
-        return Run(query_id, doc_id, np.asarray(score, dtype=np.float64))
-    if hasattr(run, "columns"):
-        query_id, doc_id, score = frame_columns(run, ("query_id", "doc_id", "score"), "run")
-        return Run(query_id, doc_id, np.asarray(score, dtype=np.float64))
-    return read_run_bytes(run)
+        columns, name = (run.query_id, run.doc_id, run.score), run.name
+    elif isinstance(run, dict):
+        columns = flatten(run, "run")
+    elif hasattr(run, "columns"):
+        columns = frame_columns(run, ("query_id", "doc_id", "score"), "run")
+    else:
+        run = read_run_bytes(run)
+        columns, name = (run.query_id, run.doc_id, run.score), run.name
+    if not isinstance(name, str):
+        raise TypeError(f"a Run's name is its run tag, a str; got {name!r}.")
+    query_id, doc_id, score = checked_columns("run", ("query_id", "doc_id", "score"), columns)
+    return Run(query_id, doc_id, as_scores(score, query_id, doc_id), name)
 
 
-def flatten(nested, what):
-    """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
-    query_id, doc_id, values = [], [], []
+def answered_without_rows(run):
+    """The query ids that a pytrec_eval-style run dict maps to no document: answered with nothing, so evaluated."""
+    if not isinstance(run, dict):
+        return None
+    queries, counts = dict_queries(run, "run")
+    return queries[counts == 0] if (counts == 0).any() else None
+
+
+def dict_queries(nested, what):
+    """The query ids of a pytrec_eval-style dict ``{qid: {docno: value}}``, as one array, and their numbers of rows."""
     for query, documents in nested.items():
         if not isinstance(documents, dict):
             raise TypeError(
                 f"{what} must map each query id to a dict {{doc_id: value}}; query {query!r} maps to "
                 f"{type(documents).__name__}."
             )
-        query_id.extend([query] * len(documents))
-        doc_id.extend(documents)
-        values.extend(documents.values())
-    if not query_id:
-        raise ValueError(f"{what} is empty: give at least one query with one document.")
-    return np.asarray(query_id), np.asarray(doc_id), values
+    return np.asarray(list(nested)), np.array([len(documents) for documents in nested.values()], dtype=np.intp)
+
+
+def flatten(nested, what):
+    """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
+    queries, counts = dict_queries(nested, what)
+    doc_id = np.asarray([doc for documents in nested.values() for doc in documents])
+    values = np.asarray([value for documents in nested.values() for value in documents.values()])
+    return np.repeat(queries, counts), doc_id, values
 
 
 def frame_columns(frame, names, what):
@@ -72,13 +94,74 @@ def frame_columns(frame, names, what):
     return tuple(frame[name].to_numpy() for name in names)
 
 
-def as_integers(values):
-    relevance = np.asarray(values)
-    if relevance.dtype.kind not in "iub" and not (
-        relevance.dtype.kind == "f" and np.isfinite(relevance).all() and (relevance == np.round(relevance)).all()
-    ):
-        raise ValueError(f"relevance judgements must be integers; got values of dtype {relevance.dtype}.")
-    return relevance.astype(np.int64)
+def checked_columns(what, names, columns):
+    """The columns of qrels or of a run as 1-D arrays of one length, with ids that are strings or integers.
+
+    Every input route (a file, a dict, a DataFrame, a Qrels or Run built by
+    hand) comes through here, so all meet the same rules.
+    """
+    arrays = [np.asarray(column) for column in columns]
+    for name, array in zip(names, arrays, strict=True):
+        if array.ndim != 1:
+            raise ValueError(f"{possessive(what)} {name} must be a 1-D array; got one of shape {array.shape}.")
+    lengths = [len(array) for array in arrays]
+    if len(set(lengths)) > 1:
+        shapes = ", ".join(f"{name} {length}" for name, length in zip(names, lengths, strict=True))
+        raise ValueError(f"{possessive(what)} columns must have one length, a row each; got {shapes}.")
+    for name, array in zip(names[:2], arrays[:2], strict=True):
+        if len(array) and array.dtype.kind not in "SUOiu":
+            raise TypeError(
+                f"{possessive(what)} {name} must hold ids, as strings or integers; got dtype {array.dtype}."
+            )
+    return arrays
+
+
+def first_row(mask, query_id, doc_id):
+    """The query and document of the first row where ``mask`` holds, as a message names them."""
+    row = int(np.flatnonzero(mask)[0])
+    return f"document {shown(doc_id[row])} of query {shown(query_id[row])}"
+
+
+def as_scores(values, query_id, doc_id):
+    """Run scores as float64: numbers (infinite ones rank first or last), never NaN, which ranks nowhere."""
+    if values.dtype.kind not in "fiu":
+        numeric = [isinstance(value, numbers.Real) and not isinstance(value, bool) for value in values]
+        if values.dtype.kind != "O" or not all(numeric):
+            where = first_row(~np.array(numeric, dtype=bool), query_id, doc_id) if values.dtype.kind == "O" else ""
+            raise InputError("run", f"run scores must be numbers; got dtype {values.dtype} {where}".strip() + ".")
+    scores = values.astype(np.float64)
+    if np.isnan(scores).any():
+        raise InputError(
+            "run",
+            f"the run scores {first_row(np.isnan(scores), query_id, doc_id)} NaN; every retrieved document needs a "
+            "number, which ranks it.",
+        )
+    return scores
+
+
+def as_integers(values, query_id, doc_id):
+    """Relevance judgements as int64: integers, or floats with integer values."""
+    if values.dtype.kind in "iub":
+        return values.astype(np.int64)
+    if values.dtype.kind in "fO":
+        try:
+            relevance = values.astype(np.float64)
+        except (TypeError, ValueError):
+            relevance = None
+        if relevance is not None and np.isfinite(relevance).all() and (relevance == np.round(relevance)).all():
+            return relevance.astype(np.int64)
+        if relevance is not None:
+            bad = ~(np.isfinite(relevance) & (relevance == np.round(relevance)))
+            raise InputError(
+                "qrels",
+                f"relevance judgements must be integers; the qrels judge {first_row(bad, query_id, doc_id)} "
+                f"{np.asarray(values[bad][0]).item()!r}.",
+            )
+    raise InputError("qrels", f"relevance judgements must be integers; got values of dtype {values.dtype}.")
+
+
+def possessive(what):
+    return f"the {what}'" if what.endswith("s") else f"the {what}'s"
 
 
 def comparable(first, second):
@@ -124,69 +207,133 @@ class Evaluation:
     missing_ids: np.ndarray  # qrels queries without any row to rank (complete=True), scored 0, sorted
 
 
-def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=None, judged_only=False, num_docs=0):
+def join(
+    qrels,
+    run,
+    *,
+    relevance_level=1,
+    complete=False,
+    max_depth=None,
+    ties=None,
+    judged_only=False,
+    num_docs=0,
+    answered=None,
+):
     """Join a run to its qrels: each query's retrieved documents in rank order, then its judged unretrieved ones.
 
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
-    rankings; ``num_docs`` (-N) is the collection size for utility.
+    rankings; ``num_docs`` (-N) is the collection size for utility;
+    ``answered``: ids of queries that the run answers with no document
+    (a dict's empty entries), evaluated like the others.
     """
-    run_query, qrels_query = comparable(run.query_id, qrels.query_id)
+    n_rows = len(run.score)
+    if not n_rows and answered is None and not complete:
+        raise InputError(
+            "run",
+            "the run is empty: it retrieves no document for any query. Pass complete=True (trec_eval -c) to "
+            "score every query of the qrels 0.",
+        )
+    run_ids = run.query_id if answered is None else np.concatenate((run.query_id, answered))
+    run_query, qrels_query = comparable(run_ids, qrels.query_id)
+    run_query, answered_query = run_query[:n_rows], run_query[n_rows:]
     run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id))
     # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
     heads = np.flatnonzero(differs_from_previous(run_query))
-    vocabulary = np.unique(np.concatenate((run_query[heads], qrels_query)))
-    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=len(run_query)))
+    vocabulary = np.unique(np.concatenate((run_query[heads], answered_query, qrels_query)))
+    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=n_rows))
     qrels_code = np.searchsorted(vocabulary, qrels_query)
     in_qrels = np.bincount(qrels_code, minlength=len(vocabulary)) > 0
     in_run = np.bincount(run_code, minlength=len(vocabulary)) > 0
+    in_run[np.searchsorted(vocabulary, answered_query)] = True
+    evaluated = in_qrels & (in_run | complete)
+    if not evaluated.any():
+        raise ValueError(
+            "No queries with both results and relevance info (as trec_eval says): no query of the run is "
+            "judged in the qrels. Check that both use the same query ids, or pass complete=True (trec_eval -c) "
+            "to score every query of the qrels 0."
+        )
     score = run.score
     if not in_qrels[run_code].all():  # trec_eval skips run queries nobody judged
         kept = np.flatnonzero(in_qrels[run_code])
         run_code, run_doc, score = run_code[kept], run_doc[kept], score[kept]
 
-    order, retrieved_code = trec_order(run_code, score, run_doc, ties)
-    if max_depth is not None:
-        starts = np.flatnonzero(differs_from_previous(retrieved_code))
-        shallow = positions_in_segments(starts, len(order)) < max_depth
-        order, retrieved_code = order[shallow], retrieved_code[shallow]
-
-    raw, qrels_row = judgements(
-        qrels_code, qrels_doc, qrels.relevance, retrieved_code, run_doc[order], (vocabulary, qrels.doc_id)
-    )
+    names = (vocabulary, qrels.doc_id)
+    raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
+    order, retrieved_code = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth, names=names)
+    raw, qrels_row = raw[order], qrels_row[order]
+    check_retrieved_once(qrels_row, qrels_code, names)
     if judged_only:
         kept = raw >= 0
-        order, retrieved_code, raw = order[kept], retrieved_code[kept], raw[kept]
-    # Judged documents not retrieved (or cut by max_depth) rank last; with complete=True
-    # the qrels queries the run lacks are evaluated too, as rankings of such documents only.
-    evaluated = in_qrels & (in_run | complete)
+        order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
+    # Judged documents not retrieved (or cut by max_depth) rank last, after each query's retrieved ones;
+    # with complete=True the qrels queries the run lacks are evaluated too, as rankings of such documents only.
     unretrieved = np.ones(len(qrels_code), dtype=bool)
     unretrieved[qrels_row[qrels_row >= 0]] = False
     unretrieved &= evaluated[qrels_code] & (qrels.relevance >= 0)
     extra = np.flatnonzero(unretrieved)
     extra = extra[np.argsort(qrels_code[extra], kind="stable")]
-    if ties is None:
-        # Already in rank order: each query's unretrieved rows go after its retrieved ones.
-        places = np.searchsorted(retrieved_code, qrels_code[extra], "right")
-        codes = np.insert(retrieved_code, places, qrels_code[extra])
-        raw = np.insert(raw, places, qrels.relevance[extra])
-        retrieved = np.insert(np.ones(len(order), dtype=bool), places, False)
-        query_starts = np.flatnonzero(differs_from_previous(codes))
-        labels = np.maximum(raw, 0).astype(np.float64)
-        ranking = Ranking(labels, query_starts, retrieved=None if retrieved.all() else retrieved)
-    else:
-        codes = np.concatenate((retrieved_code, qrels_code[extra]))
-        raw = np.concatenate((raw, qrels.relevance[extra]))
-        # -inf marks the unretrieved rows: a retrieved score of -inf becomes the lowest float.
-        retrieved_score = np.maximum(score[order], np.finfo(np.float64).min)
-        scores = np.concatenate((retrieved_score, np.full(len(extra), -np.inf)))
-        ranking, grouping = build_ranking(np.maximum(raw, 0).astype(np.float64), scores, codes, ties=ties)
-        raw, codes = raw[grouping], codes[grouping]
-    ranked = np.zeros(len(vocabulary), dtype=bool)
-    ranked[codes[ranking.query_starts]] = True
-    # A lacking query whose judgements are all negative has no row at all: it scores 0.
-    missing = np.flatnonzero(evaluated & ~ranked)
+    places = np.searchsorted(retrieved_code, qrels_code[extra], "right")
+    codes = np.insert(retrieved_code, places, qrels_code[extra])
+    raw = np.insert(raw, places, qrels.relevance[extra])
+    retrieved = np.insert(np.ones(len(order), dtype=bool), places, False)
+    query_starts = np.flatnonzero(differs_from_previous(codes))
+    block_starts = None
+    if ties == "average":
+        # Blocks of equal scores; the rows not retrieved form one more block, below a retrieved score of -inf.
+        scores = np.insert(np.maximum(score[order], np.finfo(np.float64).min), places, -np.inf)
+        changes = differs_from_previous(scores)
+        changes[query_starts] = True
+        block_starts = None if changes.all() else np.flatnonzero(changes)
+    labels = np.maximum(raw, 0).astype(np.float64)
+    ranking = Ranking(labels, query_starts, block_starts, retrieved=None if retrieved.all() else retrieved)
+    ranked_query = np.zeros(len(vocabulary), dtype=bool)
+    ranked_query[codes[query_starts]] = True
+    # An evaluated query whose judgements are all negative, with no row retrieved, has no row at all: it scores 0.
+    missing = np.flatnonzero(evaluated & ~ranked_query)
     judged_ranking = JudgedRanking(ranking, raw, relevance_level, num_docs)
-    return Evaluation(judged_ranking, vocabulary[ranked], vocabulary[missing])
+    return Evaluation(judged_ranking, vocabulary[ranked_query], vocabulary[missing])
+
+
+def ranked(code, score, doc, raw, *, ties, max_depth, names):
+    """The retrieved rows in rank order, cut at ``max_depth``: the one tie-and-depth step of every evaluation.
+
+    ``ties=None`` is trec_eval's order (descending score, then descending
+    document id); ``"stable"`` and ``"average"`` keep the input order of equal
+    scores (``"average"`` averages over their orderings later);
+    ``"pessimistic"`` and ``"optimistic"`` put the lowest (highest) judgement
+    first, -2 (pooled, unjudged) and -1 (not in the qrels) below 0. The cut
+    comes after: it takes the top ``max_depth`` of that order, as trec_eval's
+    -M does. Returns the order of the rows and their query codes.
+    """
+    if not len(code):  # an empty run, or none of its queries judged: nothing to order
+        return np.zeros(0, dtype=np.intp), code
+    if ties is None:
+        order, sorted_code = trec_order(code, score, doc, None)
+    else:
+        policy = "stable" if ties == "average" else ties
+        order, sorted_code, _ = rank_order(code, score, ties=policy, y_true=raw)
+    if max_depth is None:
+        return order, sorted_code
+    position = positions_in_segments(np.flatnonzero(differs_from_previous(sorted_code)), len(order))
+    if ties == "average":
+        refuse_straddling_ties(order, sorted_code, score, position, max_depth, names[0])
+    shallow = position < max_depth
+    return order[shallow], sorted_code[shallow]
+
+
+def refuse_straddling_ties(order, sorted_code, score, position, max_depth, vocabulary):
+    """Refuse a block of tied scores cut by ``max_depth``: averaging leaves open which of its documents count."""
+    below = np.flatnonzero(position == max_depth)  # the first row past the cut in each longer query
+    straddling = below[score[order[below]] == score[order[below - 1]]]
+    if len(straddling):
+        row = straddling[0]
+        raise ValueError(
+            f"with ties='average', max_depth={max_depth} cuts through a block of tied scores (query "
+            f"{shown(vocabulary[sorted_code[row]])}: the documents ranked {max_depth} and {max_depth + 1} both "
+            f"score {score[order[row]]!r}), so which of them are retrieved depends on an order that averaging "
+            "leaves open. Pass ties='pessimistic' or 'optimistic' for the bounds, 'stable' for the input order, "
+            "or None for trec_eval's order (by document id)."
+        )
 
 
 def trec_order(code, score, doc, ties):
@@ -239,9 +386,10 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     repeated = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
     if len(repeated):
         row = by_key[repeated[0] + 1]
-        raise ValueError(
+        raise InputError(
+            "qrels",
             f"the qrels judge document {shown(doc_names[row])} of query {shown(vocabulary[qrels_code[row]])} twice; "
-            "give each (query, document) pair one judgement."
+            "give each (query, document) pair one judgement.",
         )
     # Most retrieved documents are judged for no query at all: only the others need the (query, document) key.
     known = maybe_among(retrieved_doc, documents)
@@ -254,16 +402,22 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     qrels_row = np.full(len(retrieved_doc), -1, dtype=np.int64)
     qrels_row[known[found]] = by_key[slot[found]]
     matched = qrels_row >= 0
-    counts = np.bincount(qrels_row[matched], minlength=len(qrels_code))
-    if (counts > 1).any():
-        row = int(np.flatnonzero(counts > 1)[0])
-        raise ValueError(
-            f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[qrels_code[row]])}; "
-            "a run lists each document once per query."
-        )
     judgement = np.where(matched, relevance[np.maximum(qrels_row, 0)], NONPOOL)
     raw = np.where(judgement < 0, np.where(matched, UNJUDGED, NONPOOL), judgement)
     return raw, qrels_row
+
+
+def check_retrieved_once(qrels_row, qrels_code, names):
+    """Refuse a judged document that the (cut) run retrieves twice for one query, naming both."""
+    vocabulary, doc_names = names
+    counts = np.bincount(qrels_row[qrels_row >= 0], minlength=len(qrels_code))
+    if (counts > 1).any():
+        row = int(np.flatnonzero(counts > 1)[0])
+        raise InputError(
+            "run",
+            f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[qrels_code[row]])}; "
+            "a run lists each document once per query.",
+        )
 
 
 def maybe_among(values, members, bits=24):
@@ -289,16 +443,42 @@ def parse_measure(spec):
     """A measure request ``NAME[.PARAMS]`` (trec_eval's -m): the measure names and parameters it stands for.
 
     Returns a list of (name, parameter text or None). Nicknames (``official``,
-    ``all_trec``, ``set``) expand to their measures.
+    ``all_trec``, ``set``) expand to their measures; a ranking metric name of
+    the library stands for itself, with ``"library"`` as its parameters.
     """
     if not isinstance(spec, str):
         raise TypeError(f"a measure is a str such as 'map' or 'P.5,10'; got {spec!r}.")
-    base, _, params = spec.partition(".")
+    base, dot, params = spec.partition(".")
+    if dot and not params and (base in MEASURES or base in NICKNAMES):
+        raise ValueError(f"{spec!r} has a dot but no parameters: give them (as in 'P.5,10') or drop the dot.")
     if base in NICKNAMES and not params:
         return [(name, None) for name in NICKNAMES[base]]
     if base in MEASURES:
         return [(base, params or None)]
+    if not is_metric_name(spec) and "@" not in spec and "(" not in spec:
+        close = near_measure(spec)
+        hint = f" Did you mean {close!r}?" if close else ""
+        raise ValueError(
+            f"{spec!r} is neither a trec_eval measure nor a ranking metric name.{hint} trec_eval's measures "
+            "take their parameters after a dot (as in 'P.5,10', 'ndcg_cut.10' or 'rbp.p=0.8'); its sets are "
+            f"{', '.join(NICKNAMES)}; ranking metric names read as 'nDCG@10', 'AP' or 'R@100'."
+        )
     return [(spec, "library")]
+
+
+def near_measure(spec):
+    """The request closest to a mistyped one: ``ndcg_cut10`` -> ``ndcg_cut.10``, ``mapp`` -> ``map``."""
+    base, _, params = spec.partition(".")
+    run_on = re.fullmatch(r"(?P<base>.*?[A-Za-z])_?(?P<params>[0-9][0-9.,]*)", spec)  # parameters without the dot
+    if not params and run_on:
+        base, params = run_on["base"], run_on["params"]
+    if params:
+        with_parameters = [name for name, measure in MEASURES.items() if measure.parameters]
+        close = difflib.get_close_matches(base, with_parameters, n=1)
+        if close:
+            return f"{close[0]}.{params}"
+    close = difflib.get_close_matches(spec, [*MEASURES, *NICKNAMES], n=1)
+    return close[0] if close else None
 
 
 def measure_values(judged, base, params):
@@ -309,16 +489,40 @@ def measure_values(judged, base, params):
     if measure.compute is None:  # runid
         return []
     values = parsed_parameters(base, measure, params)
-    arrays = measure.compute(judged, values)
-    return list(zip(full_names(base, measure, values, params), arrays, strict=True))
+    names = full_names(base, measure, values, params)
+    if not judged.ranking.n_queries:  # every evaluated query lacks a row: each takes the value of a missing one
+        return [(name, np.zeros(0, dtype=object if measure.summary == "none" else np.float64)) for name in names]
+    return list(zip(names, measure.compute(judged, values), strict=True))
+
+
+# What the evaluation sets for every library metric it computes, for the message that refuses it in a name.
+SET_BY_THE_EVALUATION = {
+    "ties": "evaluate_run sets for every measure: pass ties= to evaluate_run",
+    "average": "evaluate_run sets for every measure: pass average= to evaluate_run",
+    "qid": "the run sets: its query ids",
+    "judged": "the qrels set: the judged documents",
+}
 
 
 def library_values(judged, name):
-    score_func, options = parse_metric_name(name)
-    if score_func not in KERNELS:
-        raise ValueError(f"{name!r} cannot be computed from a run; use a trec_eval measure or a ranking metric name.")
+    """A ranking metric's per-query values on the judged ranking, with trec_eval's relevance level.
+
+    A metric with a relevance threshold counts as relevant what the
+    trec_eval measures do (a judgement at least the level, 0 included),
+    unless its name sets a threshold itself or asks for graded gains; bpref
+    learns which documents are judged.
+    """
+    _, kernel, options = shared_kernel(name, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     zero_division = options.pop("zero_division", 0.0)
-    values, defined = KERNELS[score_func](judged.ranking, **options)
+    takes = inspect.signature(kernel).parameters
+    if not judged.ranking.n_queries:
+        return np.zeros(0)
+    if "judged" in takes:
+        options["judged"] = judged.judged
+    ranking = judged.ranking
+    if "relevance_threshold" in takes and "relevance_threshold" not in options and not options.get("graded"):
+        ranking, options["relevance_threshold"] = judged.binary, 1
+    values, defined = kernel(ranking, **options)
     return np.where(defined, values, zero_division)
 
 
@@ -475,35 +679,69 @@ def evaluate_run(
         check_option("ties", ties, TIES)
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
-    if max_depth is not None and (not isinstance(max_depth, numbers.Integral) or max_depth < 1):
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['official'].")
+    if max_depth is not None and (not isinstance(max_depth, numbers.Integral) or isinstance(max_depth, bool)):
+        raise TypeError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
+    if max_depth is not None and max_depth < 1:
         raise ValueError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
-    if not isinstance(relevance_level, numbers.Integral):
-        raise TypeError(f"relevance_level must be an integer; got {relevance_level!r}.")
+    relevance_level = check_relevance_level(relevance_level, "relevance_level")
+    for flag, value in (("complete", complete), ("judged_only", judged_only), ("average", average)):
+        check_flag(flag, value)
     evaluation = join(
         as_qrels(qrels),
         as_run(run),
-        relevance_level=int(relevance_level),
-        complete=complete,
+        relevance_level=relevance_level,
+        complete=bool(complete),
         max_depth=max_depth,
         ties=ties,
-        judged_only=judged_only,
+        judged_only=bool(judged_only),
+        answered=answered_without_rows(run),
     )
-    return collect(evaluation, metrics, average=average)
+    return collect(evaluation, metrics, average=bool(average))
+
+
+def check_relevance_level(level, name):
+    """The relevance level: an integer >= 0 (0: every judged document is relevant)."""
+    if not isinstance(level, numbers.Integral) or isinstance(level, bool):
+        raise TypeError(f"{name} must be an integer >= 0; got {level!r}.")
+    if level < 0:
+        raise ValueError(
+            f"{name} must be an integer >= 0; got {level}. Negative judgements mark pooled documents left "
+            "unjudged, which no level makes relevant."
+        )
+    return int(level)
+
+
+def query_table(evaluation, requests):
+    """The evaluated queries' ids, sorted, and per request its measure and (name, per-query values) pairs.
+
+    The values follow the ids, the queries without a row included; the
+    measure is None for a ranking metric name of the library.
+    """
+    ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
+    ids = as_text(ids) if ids.dtype.kind == "S" else ids
+    order = np.argsort(ids, kind="stable")
+    table = []
+    for base, params in requests:
+        measure = MEASURES.get(base)
+        pairs = measure_values(evaluation.judged, base, params)
+        table.append(
+            (base, measure, [(name, with_missing(evaluation, measure, values)[order]) for name, values in pairs])
+        )
+    return ids[order], table
 
 
 def collect(evaluation, metrics, *, average=True):
     """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
     requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
-    ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
-    ids = as_text(ids) if ids.dtype.kind == "S" else ids
-    order = np.argsort(ids, kind="stable")
-    results = {} if average else {"qid": ids[order]}
-    for base, params in requests:
-        measure = MEASURES.get(base)
-        for name, values in measure_values(evaluation.judged, base, params):
-            values = with_missing(evaluation, measure, values)
+    ids, table = query_table(evaluation, requests)
+    results = {} if average else {"qid": ids}
+    for _, measure, pairs in table:
+        for name, values in pairs:
             if not average:
-                results[name] = values[order]
+                results[name] = values
             elif measure is None or measure.summary != "none":  # relstring: per query only
                 results[name] = summarize(measure, values, len(ids))
     return results

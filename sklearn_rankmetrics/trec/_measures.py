@@ -13,9 +13,9 @@ from functools import cached_property
 import numpy as np
 
 from .._cascade import _reciprocal_rank
-from .._dcg import _ndcg
+from .._dcg import _dcg, _ndcg
 from .._grouping import rank_order, segment_accumulate
-from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
+from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision
 from .._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
 
 # trec_eval's floor for the geometric means: log(0) would be -inf.
@@ -33,10 +33,10 @@ class JudgedRanking:
     """The evaluated queries' rankings in trec_eval's order, and what the measures need besides.
 
     ``ranking`` holds the retrieved documents of each query in rank order
-    followed by its judged documents that were not retrieved; ``raw`` holds,
-    in the same order, each row's judgement, or trec_eval's codes -1 (not in
-    the qrels) and -2 (in the qrels with a negative judgement: pooled but
-    unjudged).
+    followed by its judged documents that were not retrieved, with their
+    judgements as labels (the gains); ``raw`` holds, in the same order, each
+    row's judgement, or trec_eval's codes -1 (not in the qrels) and -2 (in
+    the qrels with a negative judgement: pooled but unjudged).
     """
 
     ranking: object
@@ -56,8 +56,18 @@ class JudgedRanking:
         return self.raw >= 0
 
     @cached_property
+    def binary(self):
+        """The ranking labelled 1 where the judgement is at least the level, else 0: trec_eval's relevance.
+
+        With level 0 every judged document is relevant, and neither an
+        unjudged one nor one absent from the qrels is, which the labels of
+        :attr:`ranking` (0 for all three) cannot tell apart.
+        """
+        return self.ranking.with_labels((self.raw >= self.level).astype(np.float64))
+
+    @cached_property
     def relevant(self):
-        return self.ranking.relevance(self.level)
+        return self.binary.relevance(1)
 
     @cached_property
     def num_ret(self):
@@ -72,9 +82,16 @@ class JudgedRanking:
         return self.ranking.query_count(self.relevant.mask).astype(np.float64)
 
     def values(self, kernel, **options):
-        """A kernel's per-query values (rows of them), 0 where undefined (trec_eval's convention)."""
-        values, defined = kernel(self.ranking, **options)
-        return np.where(defined.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
+        """A kernel's per-query values (rows of them) on the graded ranking, 0 where undefined (trec_eval's way)."""
+        return defined_or_zero(*kernel(self.ranking, **options))
+
+    def binary_values(self, kernel, **options):
+        """A binary kernel's per-query values at trec_eval's relevance level, 0 where undefined."""
+        return defined_or_zero(*kernel(self.binary, relevance_threshold=1, **options))
+
+
+def defined_or_zero(values, defined):
+    return np.where(defined.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
 
 
 def divide(numerator, denominator):
@@ -135,7 +152,7 @@ def rprec_mult(judged, multiples):
 
 
 def interpolated(judged, levels):
-    return list(judged.values(_interpolated_precision, recall_levels=levels, relevance_threshold=judged.level).T)
+    return list(judged.binary_values(_interpolated_precision, recall_levels=levels).T)
 
 
 def eleven_point(judged, levels):
@@ -174,15 +191,25 @@ def rbp(judged, pairs):
 
 
 def rbp_resid(judged, pairs):
-    unjudged_retrieved = judged.ranking.query_count(~judged.judged & judged.retrieved)
-    residual = rbp_residual(judged.ranking, p=persistence(pairs), judged=judged.judged)
-    return [np.where(unjudged_retrieved > 0, residual, 0.0)]  # trec_eval: 0 when every retrieved document is judged
+    """RBP's residual: the weight past the list, p ** num_ret, plus (1 - p) p ** i at each unjudged rank i + 1.
+
+    The weights of the unjudged documents are a DCG with discount p ** i,
+    which averages tied scores exactly.
+    """
+    p = persistence(pairs)
+    unjudged_retrieved = judged.retrieved & ~judged.judged
+    indicator = judged.ranking.with_labels(unjudged_retrieved.astype(np.float64))
+    weights, _ = _dcg(indicator, discount=lambda ranks: p ** (ranks - 1.0))
+    residual = p**judged.num_ret + (1.0 - p) * weights
+    # trec_eval: 0 when every retrieved document is judged.
+    return [np.where(judged.ranking.query_count(unjudged_retrieved) > 0, residual, 0.0)]
 
 
 def unjudged(judged, k):
+    """The share of the top k that is unjudged (expected over the orderings of tied scores)."""
     ranking = judged.ranking
-    top = judged.retrieved & (ranking.positions < k)
-    return ranking.query_count(top & ~judged.judged) / k
+    in_block = ranking.per_block((judged.retrieved & ~judged.judged).astype(np.float64))
+    return hits(ranking, in_block, ranking.cutoff(k)) / k
 
 
 def gains(judged, pairs, name):
@@ -335,6 +362,7 @@ def relevance_string(judged, numbers):
     from the qrels and ``.`` for one judged negative (pooled, unjudged).
     """
     ranking = judged.ranking
+    strict_order(ranking, "relstring")
     shown = judged.retrieved & (ranking.positions < int(numbers[0]))
     raw = judged.raw[shown]
     characters = np.select([raw > 9, raw >= 0, raw == NONPOOL], [">", raw.clip(0, 9).astype(str), "-"], default=".")
@@ -376,32 +404,30 @@ MEASURES = {
     "num_ret": Measure(single(lambda judged: judged.num_ret), summary="sum"),
     "num_rel": Measure(single(lambda judged: judged.num_rel), summary="sum"),
     "num_rel_ret": Measure(single(lambda judged: judged.num_rel_ret), summary="sum"),
-    "map": Measure(single(lambda judged: judged.values(_average_precision, relevance_threshold=judged.level))),
+    "map": Measure(single(lambda judged: judged.binary_values(_average_precision))),
     "gm_map": Measure(
-        geometric(lambda judged: judged.values(_average_precision, relevance_threshold=judged.level)),
+        geometric(lambda judged: judged.binary_values(_average_precision)),
         summary="gm",
         per_query=False,
     ),
-    "Rprec": Measure(single(lambda judged: judged.values(_r_precision, relevance_threshold=judged.level))),
-    "bpref": Measure(
-        single(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged))
-    ),
-    "recip_rank": Measure(single(lambda judged: judged.values(_reciprocal_rank, relevance_threshold=judged.level))),
+    "Rprec": Measure(single(lambda judged: judged.binary_values(_r_precision))),
+    "bpref": Measure(single(lambda judged: judged.binary_values(_bpref, judged=judged.judged))),
+    "recip_rank": Measure(single(lambda judged: judged.binary_values(_reciprocal_rank))),
     "iprec_at_recall": Measure(interpolated, "levels", RECALL_LEVELS),
     "P": Measure(
-        per_cutoff(lambda judged, k: judged.values(_precision, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_precision, k=k)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
     "relstring": Measure(relevance_string, "numbers", (10.0,), summary="none"),
     "recall": Measure(
-        per_cutoff(lambda judged, k: judged.values(_recall, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_recall, k=k)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
     "infAP": Measure(single(inferred_average_precision)),
     "gm_bpref": Measure(
-        geometric(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged)),
+        geometric(lambda judged: judged.binary_values(_bpref, judged=judged.judged)),
         summary="gm",
         per_query=False,
     ),
@@ -415,13 +441,13 @@ MEASURES = {
     "Rndcg": Measure(lambda judged, pairs: ndcg_at_levels(judged, pairs), "pairs"),
     "ndcg_cut": Measure(per_cutoff(lambda judged, k: judged.values(_ndcg, k=k)), "cutoffs", STANDARD_CUTOFFS),
     "map_cut": Measure(
-        per_cutoff(lambda judged, k: judged.values(_average_precision, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_average_precision, k=k)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
     "relative_P": Measure(per_cutoff(relative_precision), "cutoffs", STANDARD_CUTOFFS),
     "success": Measure(
-        per_cutoff(lambda judged, k: judged.values(_hit_rate, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_hit_rate, k=k)),
         "cutoffs",
         (1, 5, 10),
     ),
