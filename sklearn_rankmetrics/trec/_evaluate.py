@@ -252,16 +252,16 @@ def join(
             "judged in the qrels. Check that both use the same query ids, or pass complete=True (trec_eval -c) "
             "to score every query of the qrels 0."
         )
-    score = run.score
+    score, run_doc_id = run.score, run.doc_id
     if not in_qrels[run_code].all():  # trec_eval skips run queries nobody judged
         kept = np.flatnonzero(in_qrels[run_code])
-        run_code, run_doc, score = run_code[kept], run_doc[kept], score[kept]
+        run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
 
     names = (vocabulary, qrels.doc_id)
     raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
     order, retrieved_code = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth, names=names)
     raw, qrels_row = raw[order], qrels_row[order]
-    check_retrieved_once(qrels_row, qrels_code, names)
+    check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
     if judged_only:
         kept = raw >= 0
         order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
@@ -407,17 +407,50 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     return raw, qrels_row
 
 
-def check_retrieved_once(qrels_row, qrels_code, names):
-    """Refuse a judged document that the (cut) run retrieves twice for one query, naming both."""
-    vocabulary, doc_names = names
-    counts = np.bincount(qrels_row[qrels_row >= 0], minlength=len(qrels_code))
-    if (counts > 1).any():
-        row = int(np.flatnonzero(counts > 1)[0])
+def check_retrieved_once(code, doc, names):
+    """Refuse a document that the run retrieves twice for one query, as trec_eval does (within max_depth).
+
+    Equal (query, document) pairs have equal 64-bit hashes: one sort of the
+    hashes finds the few candidates, which are then compared exactly.
+    ``names`` (the query vocabulary and the rows' document ids) name them.
+    """
+    if len(code) < 2:
+        return
+    key = id_hash(doc) ^ (code.astype(np.uint64) * GOLDEN)
+    sorted_key = np.sort(key)
+    repeated = sorted_key[1:][sorted_key[1:] == sorted_key[:-1]]
+    if not len(repeated):
+        return
+    suspects = np.flatnonzero(np.isin(key, repeated))
+    suspects = suspects[np.lexsort((doc[suspects], code[suspects]))]
+    twice = (doc[suspects[1:]] == doc[suspects[:-1]]) & (code[suspects[1:]] == code[suspects[:-1]])
+    if twice.any():
+        vocabulary, doc_names = names
+        row = suspects[1:][twice][0]
         raise InputError(
             "run",
-            f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[qrels_code[row]])}; "
+            f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[code[row]])}; "
             "a run lists each document once per query.",
         )
+
+
+# Fibonacci hashing's multiplier, odd: multiplying by it permutes the 64-bit integers.
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def id_hash(ids):
+    """A 64-bit hash of each id (equal ids, equal hashes): integers as they are, strings 8 bytes at a time."""
+    if ids.dtype.kind in "iu":
+        return ids.astype(np.uint64)
+    if ids.dtype.kind not in "SU":
+        return np.array([hash(value) for value in ids], dtype=np.int64).view(np.uint64)
+    width = ids.dtype.itemsize
+    padded = np.zeros((len(ids), -(-width // 8) * 8), dtype=np.uint8)
+    padded[:, :width] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), width)
+    hashes = np.zeros(len(ids), dtype=np.uint64)
+    for word in padded.view(np.uint64).T:
+        hashes = (hashes ^ word) * GOLDEN
+    return hashes
 
 
 def maybe_among(values, members, bits=24):
@@ -430,10 +463,9 @@ def maybe_among(values, members, bits=24):
     if values.dtype != np.uint64:
         return np.arange(len(values))
     shift = np.uint64(64 - bits)
-    multiplier = np.uint64(0x9E3779B97F4A7C15)
     present = np.zeros(2**bits, dtype=bool)
-    present[(members * multiplier) >> shift] = True
-    return np.flatnonzero(present[(values * multiplier) >> shift])
+    present[(members * GOLDEN) >> shift] = True
+    return np.flatnonzero(present[(values * GOLDEN) >> shift])
 
 
 # ---- measures: names and parameters, as trec_eval's -m ----------------------------------------
@@ -621,28 +653,46 @@ def evaluate_run(
     run : path, file object, dict, DataFrame or Run
         The ranked results: a TREC run file, a dict ``{query_id: {doc_id:
         score}}``, a DataFrame with columns ``query_id``, ``doc_id``,
-        ``score``, or the result of :func:`read_run`.
+        ``score``, or the result of :func:`read_run`. Scores are numbers
+        (``inf`` and ``-inf`` rank first and last); NaN is an error, whatever
+        the input. A dict's query that maps to no document is evaluated, with
+        nothing retrieved, as pytrec_eval does.
     metrics : sequence of str, default=("official",)
         The measures, as given to trec_eval's ``-m``: names (``"map"``,
         ``"ndcg"``), names with parameters (``"P.5,10"``, ``"ndcg_cut.10"``,
         ``"rbp.p=0.8"``) and sets (``"official"``, trec_eval's default,
         ``"all_trec"``, ``"set"``); and ranking metric names of this library
-        (``"nDCG@10"``, ``"AP"``, ``"RR"``, ``"R@100"``, ``"err@20"``).
+        (``"nDCG@10"``, ``"AP"``, ``"RR"``, ``"R@100"``, ``"err@20"``). Each
+        measure is computed once, with the parameters of every request: a
+        list ``["P.5", "P.10"]`` gives ``P_5`` and ``P_10`` (the command, as
+        trec_eval, keeps the first parameters of a repeated ``-m``).
     relevance_level : int, default=1
-        A document is relevant when its judgement is at least this (trec_eval ``-l``).
+        A document is relevant when its judgement is at least this (trec_eval
+        ``-l``), for trec_eval's measures and the library's names alike
+        (``"AP"`` is ``"map"``), unless a name sets its own
+        ``relevance_threshold``. 0: every judged document is relevant, and
+        neither an unjudged one nor one absent from the qrels is.
     complete : bool, default=False
         Also score the queries of the qrels that the run does not answer, as
-        0 in every measure (trec_eval ``-c``).
+        0 in every measure (trec_eval ``-c``); an empty run then scores every
+        query 0 (without it, an empty run is an error).
     max_depth : int, default=None
         Only the top ``max_depth`` documents of each query count as retrieved
-        (trec_eval ``-M``). None: all.
+        (trec_eval ``-M``), taken in the order of ``ties``: trec_eval's, or
+        the tie policy's. With ``ties="average"``, a cut through a block of
+        tied scores is an error: which of its documents are retrieved is left
+        open. None: all.
     judged_only : bool, default=False
         Remove the unjudged documents from each ranking first (trec_eval ``-J``).
     ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
         None: trec_eval's order, by descending score and then descending
         document id (the rank column is ignored). Otherwise the library's
-        policy for equal scores (``"average"``: the exact mean over their
-        orderings).
+        policy for equal scores: ``"average"``, the exact mean over their
+        orderings (the measures defined on one ordering, such as ``infAP``,
+        ``iprec_at_recall`` and ``relstring``, refuse it); ``"pessimistic"``
+        and ``"optimistic"``, the lowest and the highest judgement first (a
+        document judged negatively, then one absent from the qrels, below a
+        judgement of 0); ``"stable"``, the input order.
     average : bool, default=True
         Return each measure's summary over queries (a mean; sums for the
         ``num_*`` counts; a geometric mean for ``gm_map`` and ``gm_bpref``);
@@ -654,6 +704,16 @@ def evaluate_run(
         Measure name (trec_eval's, such as ``"P_5"``) to its summary, or to
         the array of per-query values.
 
+    Raises
+    ------
+    ValueError
+        For a malformed file (naming it and the line), an input whose
+        columns differ in length, a NaN score, an empty run (without
+        ``complete``), a bad measure name or option (a near miss names the
+        measure it resembles).
+    TypeError
+        For an option of the wrong type, such as ``complete="yes"``.
+
     See Also
     --------
     read_qrels, read_run : Read the files once to evaluate several runs or settings.
@@ -664,8 +724,15 @@ def evaluate_run(
     Every judged document counts: one that the run did not retrieve takes no
     rank but counts in the number of relevant documents and the ideal
     ranking (the library's ``-inf`` convention). Run queries without
-    judgements are skipped, as in trec_eval. A document retrieved twice for
-    one query, or judged twice, is an error.
+    judgements are skipped, as in trec_eval; when no query of the run is
+    judged, there is nothing to evaluate (an error) unless ``complete``. A
+    document retrieved twice for one query (within ``max_depth``), or judged
+    twice, is an error, as in trec_eval.
+
+    One difference from trec_eval 10: with ``judged_only``, a query left
+    with no retrieved document scores 0 in ``iprec_at_recall`` and
+    ``11pt_avg``, where trec_eval divides 0 by 0 and prints ``-nan`` (for
+    the levels whose cutoff rounds to 0 documents, and in their means).
 
     Examples
     --------
