@@ -4,6 +4,8 @@ import gzip
 import io
 import itertools
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -664,3 +666,43 @@ def test_a_near_miss_measure_name_suggests_the_near_name(name, suggestion):
     assert "recall_100" in evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["recall_100"])  # a library name after all
     with pytest.raises(ValueError, match=rf"{name!r} is neither a trec_eval measure.*Did you mean {suggestion!r}\?"):
         evaluate_run(LEVELS_QRELS, LEVELS_RUN, [name])
+
+
+def test_a_document_retrieved_twice_is_refused_judged_or_not(tmp_path):
+    # trec_eval 10: "duplicate docs"; an unjudged duplicate used to count twice in num_ret.
+    qrels = {"q1": {"a": 1}}
+    for doc in ("a", "x"):
+        run = Run(np.array(["q1"] * 3), np.array([doc, "b", doc]), np.array([3.0, 2.0, 1.0]))
+        with pytest.raises(ValueError, match=f"the run retrieves document '{doc}' twice for query 'q1'"):
+            evaluate_run(qrels, run, ["num_ret"])
+        # As in trec_eval, only the documents within max_depth are checked.
+        assert evaluate_run(qrels, run, ["num_ret"], max_depth=2) == {"num_ret": 2}
+
+
+# trec_eval's own test: the command's output must equal trec_eval 10's, as its `make quicktest` checks.
+QUICKTEST = [
+    ("out.test", ["qrels.test", "results.test"]),
+    ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
+    ("out.test.a", ["-m", "all_trec", "qrels.test", "results.test"]),
+    ("out.test.aq", ["-m", "all_trec", "-q", "qrels.test", "results.test"]),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"]),
+    ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"]),
+    ("out.test.aql", ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"]),
+    ("out.test.meas_params", [
+        "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+        "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+        "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test",
+    ]),
+]  # fmt: skip
+
+
+@pytest.mark.skipif(
+    "RANKMETRICS_TREC_EVAL_TEST_DIR" not in os.environ,
+    reason="set RANKMETRICS_TREC_EVAL_TEST_DIR to the test/ folder of trec_eval 10's sources",
+)
+@pytest.mark.parametrize(("expected", "arguments"), QUICKTEST)
+def test_command_prints_what_trec_eval_10_prints_on_its_own_test(expected, arguments, capsys):
+    folder = Path(os.environ["RANKMETRICS_TREC_EVAL_TEST_DIR"])
+    files = [str(folder / argument) if (folder / argument).exists() else argument for argument in arguments]
+    assert main(files) == 0
+    assert capsys.readouterr().out == (folder / expected).read_text()
