@@ -259,7 +259,7 @@ def join(
 
     names = (vocabulary, qrels.doc_id)
     raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
-    order, retrieved_code = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth, names=names)
+    order, retrieved_code = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth, queries=vocabulary)
     raw, qrels_row = raw[order], qrels_row[order]
     check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
     if judged_only:
@@ -294,7 +294,7 @@ def join(
     return Evaluation(judged_ranking, vocabulary[ranked_query], vocabulary[missing])
 
 
-def ranked(code, score, doc, raw, *, ties, max_depth, names):
+def ranked(code, score, doc, raw, *, ties, max_depth, queries):
     """The retrieved rows in rank order, cut at ``max_depth``: the one tie-and-depth step of every evaluation.
 
     ``ties=None`` is trec_eval's order (descending score, then descending
@@ -303,7 +303,8 @@ def ranked(code, score, doc, raw, *, ties, max_depth, names):
     ``"pessimistic"`` and ``"optimistic"`` put the lowest (highest) judgement
     first, -2 (pooled, unjudged) and -1 (not in the qrels) below 0. The cut
     comes after: it takes the top ``max_depth`` of that order, as trec_eval's
-    -M does. Returns the order of the rows and their query codes.
+    -M does. Returns the order of the rows and their query codes (``queries``
+    names them in an error).
     """
     if not len(code):  # an empty run, or none of its queries judged: nothing to order
         return np.zeros(0, dtype=np.intp), code
@@ -316,7 +317,7 @@ def ranked(code, score, doc, raw, *, ties, max_depth, names):
         return order, sorted_code
     position = positions_in_segments(np.flatnonzero(differs_from_previous(sorted_code)), len(order))
     if ties == "average":
-        refuse_straddling_ties(order, sorted_code, score, position, max_depth, names[0])
+        refuse_straddling_ties(order, sorted_code, score, position, max_depth, queries)
     shallow = position < max_depth
     return order[shallow], sorted_code[shallow]
 
@@ -476,7 +477,8 @@ def parse_measure(spec):
 
     Returns a list of (name, parameter text or None). Nicknames (``official``,
     ``all_trec``, ``set``) expand to their measures; a ranking metric name of
-    the library stands for itself, with ``"library"`` as its parameters.
+    the library stands for itself, with ``"library"`` as its parameters. The
+    parameters and the options are checked here, before any evaluation.
     """
     if not isinstance(spec, str):
         raise TypeError(f"a measure is a str such as 'map' or 'P.5,10'; got {spec!r}.")
@@ -486,6 +488,7 @@ def parse_measure(spec):
     if base in NICKNAMES and not params:
         return [(name, None) for name in NICKNAMES[base]]
     if base in MEASURES:
+        parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
     if not is_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
@@ -495,6 +498,7 @@ def parse_measure(spec):
             "take their parameters after a dot (as in 'P.5,10', 'ndcg_cut.10' or 'rbp.p=0.8'); its sets are "
             f"{', '.join(NICKNAMES)}; ranking metric names read as 'nDCG@10', 'AP' or 'R@100'."
         )
+    shared_kernel(spec, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     return [(spec, "library")]
 
 
@@ -754,19 +758,20 @@ def evaluate_run(
     if max_depth is not None and max_depth < 1:
         raise ValueError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
     relevance_level = check_relevance_level(relevance_level, "relevance_level")
-    for flag, value in (("complete", complete), ("judged_only", judged_only), ("average", average)):
-        check_flag(flag, value)
+    complete, judged_only = check_flag("complete", complete), check_flag("judged_only", judged_only)
+    average = check_flag("average", average)
+    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
     evaluation = join(
         as_qrels(qrels),
         as_run(run),
         relevance_level=relevance_level,
-        complete=bool(complete),
+        complete=complete,
         max_depth=max_depth,
         ties=ties,
-        judged_only=bool(judged_only),
+        judged_only=judged_only,
         answered=answered_without_rows(run),
     )
-    return collect(evaluation, metrics, average=bool(average))
+    return collect(evaluation, requests, average=average)
 
 
 def check_relevance_level(level, name):
@@ -800,9 +805,8 @@ def query_table(evaluation, requests):
     return ids[order], table
 
 
-def collect(evaluation, metrics, *, average=True):
-    """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
-    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
+def collect(evaluation, requests, *, average=True):
+    """Each requested (measure, parameters)'s per-query values (missing queries included, sorted by id) or summary."""
     ids, table = query_table(evaluation, requests)
     results = {} if average else {"qid": ids}
     for _, measure, pairs in table:
