@@ -1,9 +1,14 @@
 """Sphinx configuration of the sklearn-rankmetrics site: ``make docs`` builds it into docs/_build/html."""
 
 import os
+import sys
 import warnings
+from pathlib import Path
+
+from sphinx.pycode import ModuleAnalyzer
 
 import sklearn_rankmetrics
+import sklearn_rankmetrics.trec
 
 project = "sklearn-rankmetrics"
 copyright = "the sklearn-rankmetrics developers"
@@ -32,6 +37,37 @@ numpydoc_show_class_members = False  # the class template lists the members itse
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
+
+def describe_constants(module):
+    """reST for each dict that ``module`` exports: the ``#:`` comment where it is defined, then its keys.
+
+    autodoc reads that comment only in the module it documents, where an import defines the name
+    (the pages of ``trec.MEASURES`` and ``trec.NICKNAMES`` stayed empty); the data template adds it.
+    A dict of tuples (``trec.NICKNAMES``) also says what each key holds.
+    """
+    described = {}
+    for name in module.__all__:
+        value = getattr(module, name)
+        if not isinstance(value, dict):
+            continue
+        # The submodules that hold the value: the one that defines it has the comment.
+        comments = (
+            ModuleAnalyzer.for_module(found_name).find_attr_docs().get(("", name))
+            for found_name, found in sorted(sys.modules.items())
+            if found_name.startswith(f"{module.__name__}.") and getattr(found, name, None) is value
+        )
+        lines = [*next(filter(None, comments), []), ""]
+        if all(isinstance(entry, tuple) for entry in value.values()):
+            for key, entries in value.items():
+                lines += [f"``{key}``", "   " + ", ".join(f"``{entry}``" for entry in entries)]
+        else:
+            lines.append(f"The {len(value)} names: " + ", ".join(f"``{key}``" for key in value) + ".")
+        described[f"{module.__name__}.{name}"] = "\n".join(lines)
+    return described
+
+
+autosummary_context = {"constants": describe_constants(sklearn_rankmetrics.trec)}
+
 # The gallery: every script of examples/ runs at build time, so its output and figures are real.
 os.environ.setdefault("MPLBACKEND", "Agg")
 sphinx_gallery_conf = {
@@ -48,6 +84,14 @@ sphinx_gallery_conf = {
 # The examples run LightGBM beside joblib workers; keep each to one OpenMP thread, as the tests do.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 warnings.filterwarnings("ignore", message="Matplotlib is currently using agg", category=UserWarning)
+
+
+def format_warning(message, category, filename, lineno, line=None):
+    """A warning as the gallery prints it: the script's name, never the build machine's path to it."""
+    return f"{Path(filename).name}:{lineno}: {category.__name__}: {message}\n"
+
+
+warnings.formatwarning = format_warning
 
 html_theme = "pydata_sphinx_theme"
 html_title = "sklearn-rankmetrics"

@@ -11,7 +11,7 @@ with a paired randomization test, and drawn as NDCG@k curves.
 
 This is what ``make example`` runs::
 
-    python examples/tune_ranker.py                # ../shared/data/lightgbm-lambdarank
+    python examples/tune_ranker.py                # the lambdarank data bundled with the package
     python examples/tune_ranker.py --synthetic    # make_ranking data instead
 """
 
@@ -29,16 +29,11 @@ from sklearn_rankmetrics import (
     RankingCurveDisplay,
     compare_rankings,
     get_ranking_scorer,
-    load_svmlight_ranking,
+    load_lambdarank,
     make_ranking,
     ranking_report,
 )
 
-try:
-    EXAMPLES = Path(__file__).resolve().parent
-except NameError:  # sphinx-gallery runs the examples from their folder, without __file__
-    EXAMPLES = Path.cwd()
-DATA = EXAMPLES.parents[1] / "shared" / "data" / "lightgbm-lambdarank"
 SCORER = get_ranking_scorer("ndcg@10")
 FOLDS = 5
 
@@ -65,18 +60,14 @@ def candidates(seed):
 
 
 def load(args):
-    """Training and test rows: the two files of the shared data, or a split of synthetic data."""
+    """Training and test rows: LightGBM's two files (bundled with the package), or a split of synthetic data."""
     if args.synthetic:
         X, y, qid = make_ranking(n_queries=250, n_docs=(5, 40), random_state=args.seed)
         train, test = next(GroupShuffleSplit(n_splits=1, test_size=0.2, random_state=args.seed).split(X, y, qid))
         return (X[train], y[train], qid[train]), (X[test], y[test], qid[test]), "make_ranking (synthetic)"
-    if not (args.data / "rank.train").exists():
-        raise SystemExit(f"No rank.train in {args.data}: pass --data DIR, or --synthetic for generated data.")
-    X, y, qid = load_svmlight_ranking(args.data / "rank.train")
-    X_test, y_test, qid_test = load_svmlight_ranking(
-        args.data / "rank.test", n_features=X.shape[1], qid_offset=qid.max() + 1
-    )
-    return (X.toarray(), y, qid), (X_test.toarray(), y_test, qid_test), f"{args.data}/rank.train, rank.test"
+    # Dense features, and test query ids that continue after the training ones.
+    train, test = load_lambdarank(subset="train"), load_lambdarank(subset="test")
+    return train, test, "LightGBM's lambdarank example (load_lambdarank)"
 
 
 def describe(rows):
@@ -122,8 +113,7 @@ def print_comparison(comparison):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.strip().split("\n")[0])
-    parser.add_argument("--synthetic", action="store_true", help="use make_ranking data instead of the shared files")
-    parser.add_argument("--data", type=Path, default=DATA, help=f"folder of rank.train and rank.test (default: {DATA})")
+    parser.add_argument("--synthetic", action="store_true", help="use make_ranking data instead of LightGBM's")
     parser.add_argument("--plot", type=Path, default=Path("ndcg_at_k.png"), help="where to save the NDCG@k curves")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

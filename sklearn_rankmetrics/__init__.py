@@ -6,6 +6,7 @@ from ._coverage import catalog_coverage
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
+from ._inspection import permutation_importance
 from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
 from ._plot import QueryComparisonDisplay, RankingCurveDisplay
 from ._precision import (
@@ -19,7 +20,7 @@ from ._precision import (
 from ._ranker import GroupedRanker
 from ._report import ranking_report
 from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
-from .datasets import load_svmlight_ranking, make_ranking, qid_from_sizes
+from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
 
 __version__ = "0.1.0.dev0"
 
@@ -42,12 +43,14 @@ __all__ = [
     "hit_rate_score",
     "intent_aware_err_score",
     "interpolated_precision_score",
+    "load_lambdarank",
     "load_svmlight_ranking",
     "make_ranking",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",
+    "permutation_importance",
     "precision_at_k_score",
     "qid_from_sizes",
     "r_precision_score",

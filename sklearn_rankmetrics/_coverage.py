@@ -1,35 +1,50 @@
 """Catalogue coverage: how much of the catalogue the top k of all queries (users) show."""
 
 import numpy as np
+from scipy import sparse
 
 from ._array_api import array_api_support
-from ._grouping import distinct_query_ids, query_id_array, rank_queries
-from ._validation import check_k, check_no_missing, check_option
+from ._grouping import distinct_query_ids, padded_segments, query_id_array, rank_queries
+from ._validation import as_float_array, check_k, check_no_missing, check_option, check_scores
 
 
 @array_api_support
-def catalog_coverage(item_id, y_score, *, qid=None, k=10, catalog=None, ties="average"):
+def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None, ties="average"):
     """Catalogue coverage at k: the share of the catalogue's items that some query shows in its top k.
+
+    Two layouts: one row per (query, item) pair (``item_id``, ``y_score`` and
+    ``qid``, each 1-D), or a users x items score matrix (``y_score`` only,
+    dense or scipy sparse; column ``j`` is item ``j``), which is never
+    unfolded into pairs: only each user's top k is extracted from it.
 
     Parameters
     ----------
-    item_id : array-like of shape (n_samples,)
-        The item (document) of each row, of any comparable type.
-    y_score : array-like of shape (n_samples,)
+    item_id : array-like of shape (n_samples,), default=None
+        The item (document) of each row, of any comparable type. None:
+        ``y_score`` is a users x items matrix.
+    y_score : array-like of shape (n_samples,) or (n_users, n_items), or sparse matrix
         Predicted scores; a higher score ranks higher, and ``-inf`` marks an
         item not recommended (already seen, filtered out): it is never shown.
+        A 2-D ``y_score`` (with ``item_id``, ``qid`` and ``catalog`` None)
+        holds one user per row and one item per column, and its columns are
+        the catalogue. In a scipy sparse matrix only the stored entries are
+        candidates: an entry not stored is never shown, as if it were
+        ``-inf`` (so store an explicit 0 for a candidate scored 0).
     qid : array-like of shape (n_samples,), default=None
-        Query (user) of each row; None: a single query.
+        Query (user) of each row; None: a single query, or one per row of a
+        score matrix.
     k : int, default=10
         How many items each query shows.
     catalog : array-like, default=None
         The ids of every item of the catalogue. None: the distinct items of
-        ``item_id``. Every item of ``item_id`` must belong to it.
+        ``item_id``, or the columns of a score matrix. Every item of
+        ``item_id`` must belong to it.
     ties : {"average", "pessimistic", "optimistic", "stable"}, default="average"
         Order of items with equal scores: ``"average"`` gives the expected
         coverage over all orderings of each query's ties; the others put the
         tied items in label-free input order (``"stable"``; ``"pessimistic"``
-        and ``"optimistic"`` are the same here, as items have no labels).
+        and ``"optimistic"`` are the same here, as items have no labels):
+        row order for pairs, column order for a score matrix.
 
     Returns
     -------
@@ -46,7 +61,11 @@ def catalog_coverage(item_id, y_score, *, qid=None, k=10, catalog=None, ties="av
     :math:`v` fit in the top k is shown with probability :math:`v/m`, and
     orderings of different queries are independent, so the item is shown
     somewhere with probability :math:`1 - \\prod_q (1 - p_q)`; coverage is
-    the mean of that probability over the catalogue.
+    the mean of that probability over the catalogue. A score matrix gives
+    the same value as its pairs (``item_id = np.tile(np.arange(n_items),
+    n_users)``, ``qid = np.repeat(np.arange(n_users), n_items)`` and the
+    raveled scores, with ``-inf`` for the entries a sparse matrix does not
+    store), from each row's k largest scores and their tie block only.
 
     Examples
     --------
@@ -55,13 +74,29 @@ def catalog_coverage(item_id, y_score, *, qid=None, k=10, catalog=None, ties="av
     >>> y_score = [3, 2, 1, 1, 3, 2]
     >>> catalog_coverage(item_id, y_score, qid=[1, 1, 1, 2, 2, 2], k=1, catalog=["a", "b", "c", "d"])
     0.5
+
+    The same scores as a users x items matrix, with a fourth item no user
+    scored above the others:
+
+    >>> catalog_coverage(y_score=[[3, 2, 1, 0], [1, 3, 2, 0]], k=1)
+    0.5
     """
     k = check_k(k)
     if k is None:
         raise ValueError("k must be an integer >= 1: coverage counts the items of each query's top k.")
     ties = check_option("ties", ties, ("average", "pessimistic", "optimistic", "stable"))
-    items = query_id_array(item_id)
-    check_no_missing(items, "item_id")
+    if item_id is None:
+        items, y_score, qid, catalog = top_k_entries(y_score, k, qid=qid, catalog=catalog)
+        if not len(items):
+            return 0.0  # no user has an item to recommend
+    else:
+        if sparse.issparse(y_score) or np.ndim(y_score) == 2:
+            raise ValueError(
+                "y_score is a users x items matrix, so item_id must be None (column j is item j); for one row "
+                f"per (user, item) pair, give 1-D item_id, y_score and qid. Got y_score of shape {np.shape(y_score)}."
+            )
+        items = query_id_array(item_id)
+        check_no_missing(items, "item_id")
     ranking, order = rank_queries(
         np.zeros(len(items)), y_score, qid=qid, ties="average" if ties == "average" else "stable", return_order=True
     )
@@ -74,9 +109,77 @@ def catalog_coverage(item_id, y_score, *, qid=None, k=10, catalog=None, ties="av
     outside = (codes >= len(universe)) | (universe[np.minimum(codes, len(universe) - 1)] != items[order])
     if outside.any():
         raise ValueError(
-            f"item_id holds {items[order][outside][0]!r}, which is not in the catalog; give a catalog that "
-            "holds every item, or catalog=None to use the items given."
+            f"item_id holds {items[order][outside][:1].tolist()[0]!r}, which is not in the catalog; give a catalog "
+            "that holds every item, or catalog=None to use the items given."
         )
     with np.errstate(divide="ignore"):
         never = np.exp(np.bincount(codes, weights=np.log1p(-chance), minlength=len(universe)))
     return float(np.sum(1.0 - never) / len(universe))
+
+
+def top_k_entries(y_score, k, *, qid, catalog):
+    """The entries of a users x items score matrix that some top k can show, as pairs.
+
+    Returns the item (column), score and user (row) of each entry, row by row
+    in column order (the input order that ``ties="stable"`` follows), and the
+    catalogue, every column. An entry scored below the k-th largest score of
+    its row sits below rank k, in no tie block that reaches it, and an entry
+    scored ``-inf`` (or not stored in a sparse matrix) is never shown: leaving
+    them out changes no item's chance, and leaves about k entries per user.
+    """
+    if y_score is None:
+        raise ValueError(
+            "catalog_coverage needs y_score: a users x items score matrix, or 1-D scores with item_id and qid."
+        )
+    if qid is not None or catalog is not None:
+        raise ValueError(
+            "item_id is None, so y_score is a users x items matrix whose rows are the users and whose columns "
+            f"are the catalogue: give qid=None and catalog=None (got {'qid' if qid is not None else 'catalog'}), "
+            "or give item_id with one row per (user, item) pair."
+        )
+    if not sparse.issparse(y_score) and np.ndim(y_score) != 2:
+        raise ValueError(
+            "item_id is None, so y_score must be a users x items score matrix (2-D, dense or scipy sparse); got "
+            f"shape {np.shape(y_score)}. For one row per (user, item) pair, give item_id and qid too."
+        )
+    top_k = sparse_top_k if sparse.issparse(y_score) else dense_top_k
+    items, scores, users, n_items = top_k(y_score, k)
+    return items, scores, users, np.arange(n_items)
+
+
+def dense_top_k(y_score, k):
+    """Item, score and user of the entries of a dense matrix at or above their user's k-th largest score."""
+    matrix = as_float_array(y_score, "y_score", ndim=(2,))
+    check_scores(matrix)
+    kth_place = matrix.shape[1] - min(k, matrix.shape[1])  # in increasing order
+    kth = np.partition(matrix, kth_place, axis=1)[:, kth_place]
+    users, items = np.nonzero(matrix >= kth[:, None])
+    scores = matrix[users, items]
+    shown = scores > -np.inf
+    return items[shown], scores[shown], users[shown], matrix.shape[1]
+
+
+def sparse_top_k(y_score, k):
+    """Item, score and user of the stored entries of a sparse matrix at or above their user's k-th largest score.
+
+    A user with fewer than k stored entries shows them all.
+    """
+    if 0 in y_score.shape:
+        raise ValueError(f"y_score is empty: it needs at least one user and one item; got shape {y_score.shape}.")
+    matrix = sparse.csr_array(y_score)
+    if not matrix.has_canonical_format:  # duplicates summed, columns sorted: on a copy, never the input
+        matrix = matrix.copy()
+        matrix.sum_duplicates()
+    sizes = np.diff(matrix.indptr)
+    users = np.repeat(np.arange(matrix.shape[0]), sizes)
+    scores = np.asarray(matrix.data, dtype=np.float64)
+    check_scores(scores)
+    kth = np.full(matrix.shape[0], -np.inf)
+    full = np.flatnonzero(sizes >= k)
+    # The rows of similar lengths share a -inf-padded array, partitioned along its rows: linear time.
+    for members, inside, entries in padded_segments(matrix.indptr[full], sizes[full]):
+        padded = np.full(inside.shape, -np.inf)
+        padded[inside] = scores[entries]
+        kth[full[members]] = np.partition(padded, padded.shape[1] - k, axis=1)[:, padded.shape[1] - k]
+    shown = (scores >= kth[users]) & (scores > -np.inf)
+    return matrix.indices[shown], scores[shown], users[shown], matrix.shape[1]

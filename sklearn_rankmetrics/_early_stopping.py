@@ -17,28 +17,43 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._dcg import ndcg_score
+from ._guards import warn_few_validation_queries
 from ._registry import parse_metric_name
 
+# A fit with early stopping validates on one query at least and trains on two at least.
+MIN_QUERIES = 3
 
-def split_queries(codes, validation_fraction, random_state):
-    """Row indices of the training and the validation queries: whole queries, at least one each."""
+
+def split_queries(codes, validation_fraction, random_state, who):
+    """Row indices of the training and the validation queries: whole queries, at least one to validate, two to train.
+
+    ``who`` names the estimator in the error for a fit with too few queries.
+    """
     queries = np.unique(codes)
-    if len(queries) < 2:
+    if len(queries) < MIN_QUERIES:
         raise ValueError(
-            "early_stopping_rounds holds out whole queries for validation, so the fit needs at least 2 "
-            f"queries; got {len(queries)}."
+            f"{who} holds out whole queries to validate early stopping and trains on the others, so a fit needs at "
+            f"least {MIN_QUERIES} queries (1 to validate, 2 to train); this fit has {len(queries)}. Fit on more "
+            "queries, or set early_stopping_rounds=None."
         )
-    n_validation = min(max(1, round(validation_fraction * len(queries))), len(queries) - 1)
+    n_validation = min(max(1, round(validation_fraction * len(queries))), len(queries) - 2)
+    warn_few_validation_queries(n_validation, len(queries), validation_fraction)
     held_out = np.zeros(codes.max() + 1, dtype=bool)
     held_out[check_random_state(random_state).choice(queries, n_validation, replace=False)] = True
     is_validation = held_out[codes]
     return np.flatnonzero(~is_validation), np.flatnonzero(is_validation)
 
 
-def validation_metric(name, y_true, codes):
-    """The metric ``name`` of predictions on the validation rows, as a function of the predictions."""
-    score_func, options = parse_metric_name(name)
-    return lambda y_score: score_func(y_true, np.asarray(y_score, dtype=np.float64).ravel(), qid=codes, **options)
+class ValidationMetric:
+    """The metric ``name`` of predictions on the validation rows, as a picklable function of the predictions."""
+
+    def __init__(self, name, y_true, codes):
+        self.name, self.y_true, self.codes = name, y_true, codes
+        self.score_func, self.options = parse_metric_name(name)
+
+    def __call__(self, y_score):
+        y_score = np.asarray(y_score, dtype=np.float64).ravel()
+        return self.score_func(self.y_true, y_score, qid=self.codes, **self.options)
 
 
 def import_booster(module):
@@ -69,7 +84,10 @@ def lightgbm_params(estimator, X_val, y_val, group, metric, name, rounds):
 
 def xgboost_params(estimator, X_val, y_val, group, metric, name, rounds):
     """XGBoost: a training callback that scores the held-out queries after each round."""
-    callback = stopping_callback_class()(X_val, metric, name, rounds)
+    import_booster("xgboost")
+    from ._xgboost_stopping import StopOnRankingMetric  # imports xgboost, an optional dependency
+
+    callback = StopOnRankingMetric(X_val, metric, name, rounds)
     estimator.set_params(callbacks=[*(estimator.get_params().get("callbacks") or []), callback])
     return {}
 
@@ -90,38 +108,3 @@ def catboost_params(estimator, X_val, y_val, group, metric, name, rounds):
 
 # The inner fit parameter that takes the groups tells the booster's family.
 BOOSTERS = {"group": lightgbm_params, "qid": xgboost_params, "group_id": catboost_params}
-
-
-def stopping_callback_class():
-    """XGBoost's training callback that stops on our metric (defined once XGBoost is imported)."""
-    xgboost = import_booster("xgboost")
-
-    class StopOnRankingMetric(xgboost.callback.TrainingCallback):
-        """Stop when the metric of the held-out queries has not improved for ``rounds`` rounds; keep the best."""
-
-        def __init__(self, X_val, metric, name, rounds):
-            super().__init__()
-            self.X_val, self.metric, self.name, self.rounds = X_val, metric, name, rounds
-
-        def before_training(self, model):
-            self.data = xgboost.DMatrix(self.X_val)
-            self.best_score, self.best_round = -np.inf, 0
-            return model
-
-        def after_iteration(self, model, epoch, evals_log):
-            score = self.metric(model.predict(self.data, iteration_range=(0, epoch + 1)))
-            evals_log.setdefault("validation", {}).setdefault(self.name, []).append(score)
-            if score > self.best_score:
-                self.best_score, self.best_round = score, epoch
-            return epoch - self.best_round >= self.rounds
-
-        def after_training(self, model):
-            best = model[: self.best_round + 1]
-            best.set_attr(best_iteration=str(self.best_round), best_score=str(self.best_score))
-            self.data = self.X_val = None  # a fitted model keeps its callbacks: drop the held-out rows
-            return best
-
-        def __getstate__(self):  # clone and pickle the callback without the held-out matrix
-            return {**self.__dict__, "data": None}
-
-    return StopOnRankingMetric

@@ -86,10 +86,16 @@ def _f1(ranking, *, k=None, relevance_threshold=1):
     return ratio(2.0 * hits(ranking, in_block, ranking.cutoff(k)), denominator, ranking.ops)[0], n_relevant > 0
 
 
-def _recall(ranking, *, k=None, relevance_threshold=1):
+def _recall(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
     k = ranking.cutoff(k)
+    denominator = check_option("denominator", denominator, DENOMINATORS)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    return ratio(hits(ranking, in_block, k), n_relevant, ranking.ops)
+    return ratio(hits(ranking, in_block, k), capped(n_relevant, k, denominator, ranking.xp), ranking.ops)
+
+
+def capped(n_relevant, k, denominator, xp):
+    """The denominator of recall and AP: R, or min(R, k) for ``"capped"`` (R when k is None)."""
+    return n_relevant if denominator == "relevant" or k is None else xp.minimum(n_relevant, k)
 
 
 def _r_precision(ranking, *, k=None, relevance_threshold=1):
@@ -140,8 +146,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         found -= excess
         found *= share
         sums = ranking.query_total(found)
-    per_query = n_relevant if denominator == "relevant" or k is None else xp.minimum(n_relevant, k)
-    return ratio(sums, per_query, ranking.ops)
+    return ratio(sums, capped(n_relevant, k, denominator, xp), ranking.ops)
 
 
 @array_api_support(in_namespace=True)
@@ -225,6 +230,7 @@ def recall_at_k_score(
     sample_weight=None,
     average=True,
     zero_division=0.0,
+    denominator="relevant",
 ):
     r"""Recall at k: the fraction of a query's relevant documents in its top k.
 
@@ -238,6 +244,14 @@ def recall_at_k_score(
     %(sample_weight)s
     %(average)s
     %(zero_division)s
+    denominator : {"relevant", "capped"}, default="relevant"
+        What a query's number of relevant documents in the top k is divided
+        by: ``"relevant"``, its number :math:`R` of relevant documents
+        (trec_eval's ``recall_k``, ranx, torchmetrics' ``RetrievalRecall``);
+        ``"capped"``, :math:`\min(R, k)`, so that a perfect top k scores 1
+        even when a query has more than k relevant documents (the recall of
+        recommender papers such as Liang et al. 2018 [1]_). Equal when ``k``
+        is None. The scorer name is ``"recall@10(denominator='capped')"``.
 
     Returns
     -------
@@ -250,20 +264,32 @@ def recall_at_k_score(
 
     Notes
     -----
-    .. math:: \mathrm{R@k} = |\{\text{relevant in the top } k\}| / R
+    .. math:: \mathrm{R@k} = \frac{|\{\text{relevant in the top } k\}|}{D}
 
-    where :math:`R` counts every relevant document of the query: all its rows
-    with a label >= the threshold, including the rows scored ``-inf`` (judged
-    but not retrieved). Recall is only as right as :math:`R`: give every
-    judged document a row, ``-inf`` for those the system did not return, to
-    get trec_eval's ``recall_k``; the retrieved rows alone overstate it. A
-    query with :math:`R = 0` scores ``zero_division``.
+    with :math:`D = R` or :math:`\min(R, k)`, where :math:`R` counts every
+    relevant document of the query: all its rows with a label >= the
+    threshold, including the rows scored ``-inf`` (judged but not
+    retrieved). Recall is only as right as :math:`R`: give every judged
+    document a row, ``-inf`` for those the system did not return, to get
+    trec_eval's ``recall_k``; the retrieved rows alone overstate it. A query
+    with :math:`R = 0` scores ``zero_division``.
+
+    References
+    ----------
+    .. [1] D. Liang, R. G. Krishnan, M. D. Hoffman and T. Jebara,
+       "Variational Autoencoders for Collaborative Filtering", WWW 2018
+       (Recall@R normalised by :math:`\min(R, |I_u|)`).
 
     Examples
     --------
     >>> from sklearn_rankmetrics import recall_at_k_score
     >>> round(recall_at_k_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.6], k=2), 4)
     0.3333
+
+    Capped, the top 2 can hold at most 2 of the 3 relevant documents:
+
+    >>> recall_at_k_score([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.6], k=2, denominator="capped")
+    0.5
 
     A relevant document the system did not retrieve still counts in R:
 
@@ -281,6 +307,7 @@ def recall_at_k_score(
         zero_division=zero_division,
         k=k,
         relevance_threshold=relevance_threshold,
+        denominator=denominator,
     )
 
 

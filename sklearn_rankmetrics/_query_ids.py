@@ -7,11 +7,21 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 
-# Tools that call scorers or fit without routing metadata, by the module of their code.
+# Tools that call scorers or fit without routing metadata, by the module of their code, and what works with them.
+SKLEARN_PERMUTATION = (
+    "permutation_importance",
+    "sklearn_rankmetrics.permutation_importance(estimator, X, y, qid=qid) takes the query ids, and never permutes them",
+)
+OPTUNA = (
+    "OptunaSearchCV",
+    "OptunaSearchCV passes groups= to cross_validate, which scikit-learn refuses while routing is on: with routing "
+    "on, give it the folds, cv=list(GroupKFold(3).split(X, y, groups=qid)), and no groups=, with the query ids as "
+    "a column of X; or turn routing off",
+)
 NON_ROUTING = {
-    "sklearn.inspection._permutation_importance": "permutation_importance",
-    "optuna_integration": "OptunaSearchCV",
-    "optuna.integration": "OptunaSearchCV",
+    "sklearn.inspection._permutation_importance": SKLEARN_PERMUTATION,
+    "optuna_integration": OPTUNA,
+    "optuna.integration": OPTUNA,
 }
 
 
@@ -80,7 +90,7 @@ def missing_qid_error(who, owner):
             'groups=qid to the search\'s fit, or params={"groups": qid} to cross_validate, cross_val_score, '
             f"validation_curve or learning_curve; or {column_route} (the route when routing is off)."
         )
-    caller = calling_tool()
+    caller, advice = calling_tool() or (None, None)
     culprit = (
         f"{caller} does not route metadata"
         if caller
@@ -89,12 +99,13 @@ def missing_qid_error(who, owner):
     return ValueError(
         f"{who} needs the query id of each row and received none. Metadata routing is on, but {culprit}. "
         'Pass groups=qid to the search\'s fit, or params={"groups": qid} to cross_validate, cross_val_score, '
-        f"validation_curve or learning_curve; with a tool that does not route, {column_route}."
+        f"validation_curve or learning_curve; with a tool that does not route, {column_route}"
+        + (f". {advice}." if advice else ".")
     )
 
 
 def calling_tool():
-    """The name of a known tool that does not route metadata, if one is on the call stack."""
+    """A known tool that does not route metadata, if one is on the call stack: its name and what works with it."""
     frame = sys._getframe(1)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")

@@ -13,7 +13,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dcg import ndcg_score
-from ._early_stopping import BOOSTERS, split_queries, validation_metric
+from ._early_stopping import BOOSTERS, ValidationMetric, split_queries
 from ._grouping import (
     differs_from_previous,
     distinct_query_ids,
@@ -22,7 +22,7 @@ from ._grouping import (
     query_id_array,
     query_weight,
 )
-from ._guards import warn_scored_on_training_queries, warn_single_document_queries
+from ._guards import check_scored_fold, plain, query_digests
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
 from ._registry import parse_metric_name
 from ._scorer import ranking_scores
@@ -108,8 +108,12 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         Stop boosting when the validation metric has not improved for this
         many rounds, in every fit (so in every fold of a search), and keep the
         best round. Each fit holds out ``validation_fraction`` of its queries
-        (whole queries, at least one) as the evaluation set of the inner
-        booster, in its own format; they never reach the training rows.
+        (whole queries: at least one, and at least two are left to train on,
+        so a fit needs three queries) as the evaluation set of the inner
+        booster, in its own format; they never reach the training rows. Fewer
+        than about 30 validation queries warn (:class:`QueryGroupWarning`):
+        the best round is then mostly noise, and tuning ``n_estimators`` by
+        cross-validation is the better choice.
         LightGBM, XGBoost and CatBoost rankers given directly; None: no early
         stopping.
     early_stopping_metric : str, default="ndcg@10"
@@ -133,10 +137,12 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         Number of features seen in ``fit``, without the query id column.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of those features, when ``X`` has string column names.
-    train_queries_ : tuple of two ndarrays
-        The distinct query ids of the fit and the number of rows of each, so
-        that scoring part of a training query warns
-        (:class:`QueryGroupWarning`).
+    train_queries_ : tuple of three ndarrays
+        The distinct query ids of the fit (sorted), the number of rows of
+        each and a 64-bit digest of each query's feature rows (order-free; None
+        where the rows cannot be hashed), so that scoring other documents of a
+        training query warns (:class:`QueryGroupWarning`) while scoring the
+        training queries themselves does not.
     feature_importances_, coef_, intercept_, best_iteration_, best_score_, evals_result_
         Those of the inner model, where it has them (XGBoost's
         ``best_iteration`` and ``evals_result()`` included), so that
@@ -229,7 +235,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
         codes = None if qid is None else encode_qid(qid, X.shape[0])
         if qid is not None:
-            self.train_queries_ = distinct_query_ids(qid, return_counts=True)
+            self.train_queries_ = (*distinct_query_ids(qid, return_counts=True), query_digests(X, qid))
         estimator = clone(self.estimator)
         rows = None
         if self.group_param_ is not None:
@@ -237,7 +243,8 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
                 raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", "GroupedRanker")
             rows = np.arange(X.shape[0])
             if stopping:
-                rows, validation_rows = split_queries(codes, self.validation_fraction, self.random_state)
+                who = f"GroupedRanker(early_stopping_rounds={self.early_stopping_rounds})"
+                rows, validation_rows = split_queries(codes, self.validation_fraction, self.random_state, who)
                 fit_params = {**fit_params, **self._validation_params(estimator, X, y, codes, validation_rows, qid)}
             rows, group = self._grouped(codes, rows, qid)
             own = {**group, **{param: value[rows] for param, value in own.items()}}
@@ -249,16 +256,16 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         self.estimator_ = estimator.fit(take_rows(X, rows), take_rows(y, rows), **inner_params)
         return self
 
-    def _grouped(self, codes, rows, qid):
+    def _grouped(self, codes, rows, qid, *, min_queries=2):
         """The rows ``rows`` ordered by query, and the group parameter in the inner estimator's format."""
         order = rows[group_by_query(codes[rows])]
         sorted_codes = codes[order]
         is_start = differs_from_previous(sorted_codes)
-        if is_start.sum() < 2:
+        if is_start.sum() < min_queries:
             raise ValueError(
                 "GroupedRanker got the rows of a single query; a ranker learns by comparing documents of "
                 f"many queries. Check that qid (or groups) holds the query of each row; got {len(order)} rows of "
-                f"query {query_id_array(qid)[order[0]]!r}."
+                f"query {plain(query_id_array(qid)[order[0]])!r}."
             )
         sizes = np.diff(np.flatnonzero(np.r_[is_start, True]))
         return order, {self.group_param_: sizes if self.group_param_ == "group" else sorted_codes}
@@ -284,9 +291,9 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
 
     def _validation_params(self, estimator, X, y, codes, validation_rows, qid):
         """The inner fit's evaluation parameters for the held-out queries, in the booster's own format."""
-        order, group = self._grouped(codes, validation_rows, qid)
+        order, group = self._grouped(codes, validation_rows, qid, min_queries=1)
         y_val = take_rows(y, order)
-        metric = validation_metric(self.early_stopping_metric, np.asarray(y_val), codes[order])
+        metric = ValidationMetric(self.early_stopping_metric, np.asarray(y_val), codes[order])
         make_params = BOOSTERS[self.group_param_]
         return make_params(
             estimator, take_rows(X, order), y_val, group, metric, self.early_stopping_metric, self.early_stopping_rounds
@@ -336,9 +343,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
         check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
         score = ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
-        ids, sizes = distinct_query_ids(qid, return_counts=True)
-        warn_single_document_queries(sizes)
-        warn_scored_on_training_queries(self, ids, sizes)
+        check_scored_fold(self, X, qid, qid_column=self.qid_column)
         return score
 
     def __getattr__(self, name):

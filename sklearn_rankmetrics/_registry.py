@@ -115,9 +115,8 @@ def parse_metric_name(name):
     match = NAME.match(name) if isinstance(name, str) else None
     base, k = canonical_base(match["base"]) if match else (None, None)
     if base not in SCORER_NAMES:
-        typed = match["base"] if match else str(name)[:MAX_NAME_LENGTH]
-        close = difflib.get_close_matches(typed.lower(), [*SCORER_NAMES, *ALIASES], n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        close = near_name(name if isinstance(name, str) else str(name)[:MAX_NAME_LENGTH])
+        hint = f" Did you mean {close!r}?" if close else ""
         raise ValueError(
             f"{name!r} is not a ranking metric name.{hint} Valid names are {', '.join(sorted(SCORER_NAMES))}, "
             "each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, RR, recip_rank, P@k, R@k, "
@@ -196,6 +195,32 @@ def is_metric_name(name):
     """Whether ``name`` reads as a ranking metric name (a known base, an optional @k and options)."""
     match = NAME.match(name) if isinstance(name, str) and len(name) <= MAX_NAME_LENGTH else None
     return match is not None and canonical_base(match["base"])[0] in SCORER_NAMES
+
+
+# Letters typed for the digits they look like, in a cutoff.
+LOOKALIKE_DIGITS = str.maketrans("OoIlS", "00115")
+
+
+def near_name(typed):
+    """A valid name close to ``typed``, or None: a known base for a misspelt one (``ndgc@10``), digits for the
+    letters that look like them in a cutoff (``ndcg@1O``), an underscore missing in a trec_eval name
+    (``ndcg_cut10``)."""
+    base, at, rest = typed.partition("@")
+    cutoff, parenthesis, options = rest.partition("(")
+    trec = re.fullmatch(r"(?P<base>[A-Za-z_]*[A-Za-z])_?(?P<k>[0-9]+)", base)
+    if not at and trec and TREC_CUTOFF.match(f"{trec['base']}_{trec['k']}".lower()):
+        base = f"{trec['base']}_{trec['k']}"
+    if canonical_base(base)[0] not in SCORER_NAMES:
+        close = difflib.get_close_matches(base.lower(), [*SCORER_NAMES, *ALIASES], n=1)
+        if not close:
+            return None
+        base = close[0]
+    candidate = base + at + cutoff.translate(LOOKALIKE_DIGITS) + parenthesis + options
+    try:
+        parse_metric_name(candidate)
+    except (ValueError, TypeError):
+        return base
+    return candidate
 
 
 def canonical_base(typed):

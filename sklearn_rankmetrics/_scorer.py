@@ -5,6 +5,7 @@ it by scikit-learn's metadata routing (it requests ``qid`` and ``groups``) or, w
 routing off, from a column of ``X`` (``qid_column``, the XGBoost convention).
 """
 
+import difflib
 import inspect
 import warnings
 
@@ -12,12 +13,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ._grouping import distinct_query_ids
-from ._guards import (
-    warn_qid_learned_as_feature,
-    warn_scored_on_training_queries,
-    warn_single_document_queries,
-)
+from ._guards import check_scored_fold
 from ._query_ids import missing_qid_error, resolve_qid
 from ._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES, canonical_name, parse_metric_name
 from ._validation import check_option
@@ -101,14 +97,13 @@ class RankingScorer:
         qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
         if qid is None:
             raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
-        if self._qid_column is not None and not metadata:
-            warn_qid_learned_as_feature(estimator, X, self._qid_column)
-        y_score = ranking_scores(estimator, X, self._response)
-        score = self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
-        ids, sizes = distinct_query_ids(qid, return_counts=True)  # the metric has validated qid
-        warn_single_document_queries(sizes)
-        warn_scored_on_training_queries(estimator, ids, sizes)
-        return self._sign * score
+        score = self._score_predictions(y_true, ranking_scores(estimator, X, self._response), qid, sample_weight)
+        check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
+        return score
+
+    def _score_predictions(self, y_true, y_score, qid, sample_weight):
+        """The signed metric of scores ``y_score`` (shared between scorers by permutation_importance)."""
+        return self._sign * self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
 
     def _options(self):
         """The options that differ from the defaults, including those of the scorer itself."""
@@ -227,7 +222,10 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
     parameters = inspect.signature(score_func).parameters
     unknown = [key for key in kwargs if key not in parameters or key in ("y_true", "y_score", "qid", "sample_weight")]
     if unknown:
-        raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.")
+        options = [key for key in parameters if key not in ("y_true", "y_score", "qid", "sample_weight", "average")]
+        close = difflib.get_close_matches(unknown[0], options, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else f" Its options are {', '.join(options)}."
+        raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.{hint}")
     if "average" in kwargs:
         raise TypeError("A scorer returns the mean over queries: it takes no average option.")
     check_options(score_func, kwargs)

@@ -13,12 +13,12 @@ exits with status 1.
 
 import argparse
 import sys
-import zlib
 
 from .trec._evaluate import (
     InputError,
     as_qrels,
     as_run,
+    as_text,
     check_relevance_level,
     join,
     parse_measure,
@@ -31,8 +31,9 @@ USAGE = (
     "python -m sklearn_rankmetrics.trec_eval [-h] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-N DOCS] [-J] "
     "[-m MEASURE[.PARAMS]]... QRELS RUN"
 )
-# What reading a user's file or evaluating it may raise: each is reported as a message, never a traceback.
-USER_ERRORS = (ValueError, TypeError, OSError, EOFError, OverflowError, zlib.error)
+# What reading a user's file or evaluating it may raise: each is reported as a message, never a traceback
+# (the readers report a truncated or corrupt gzip file as a ValueError that names it).
+USER_ERRORS = (ValueError, TypeError, OSError, OverflowError)
 
 
 class CommandError(Exception):
@@ -131,6 +132,7 @@ def lines(options):
     except InputError as error:
         raise CommandError(about_file(getattr(options, error.source), error)) from error
     query_ids, table = query_table(evaluation, requests)
+    query_ids = as_text(query_ids)
     output = []
     if options.q:
         for row, query in enumerate(query_ids):

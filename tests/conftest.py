@@ -1,6 +1,6 @@
+import gzip
 import os
 import sys
-from pathlib import Path
 
 # scikit-learn's array_api_dispatch needs scipy's Array API mode, set before scipy is imported.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
@@ -22,13 +22,16 @@ settings.load_profile("capped")
 
 
 @pytest.fixture(scope="session")
-def lambdarank_dir():
-    """LightGBM's lambdarank example data: $RANKMETRICS_LAMBDARANK_DIR or ../shared/data beside the project."""
-    default = Path(__file__).resolve().parents[2] / "shared" / "data" / "lightgbm-lambdarank"
-    path = Path(os.environ.get("RANKMETRICS_LAMBDARANK_DIR", default))
-    if not (path / "rank.train").exists():
-        pytest.fail(
-            f"The LightGBM lambdarank example data is not at {path}. Put rank.train, rank.test and their "
-            ".query files there (LightGBM's examples/lambdarank) or set RANKMETRICS_LAMBDARANK_DIR."
-        )
-    return path
+def lambdarank_dir(tmp_path_factory):
+    """The files of load_lambdarank as LightGBM ships them (rank.train, rank.test and their .query files).
+
+    Decompressed from the package's own copy into a temporary folder, for the tests of
+    load_svmlight_ranking on real files.
+    """
+    from sklearn_rankmetrics.datasets._lambdarank import DATA
+
+    folder = tmp_path_factory.mktemp("lightgbm-lambdarank")
+    for name in ("rank.train", "rank.test"):
+        (folder / name).write_bytes(gzip.decompress((DATA / f"{name}.gz").read_bytes()))
+        (folder / f"{name}.query").write_bytes((DATA / f"{name}.query").read_bytes())
+    return folder

@@ -40,9 +40,12 @@ def precision(labels, k=None, threshold=1):
     return sum(rel >= threshold for rel in labels[:k]) / k
 
 
-def recall(labels, k=None, threshold=1):
+def recall(labels, k=None, threshold=1, denominator="relevant"):
     n_relevant = sum(rel >= threshold for rel in labels)
-    return sum(rel >= threshold for rel in labels[:k]) / n_relevant if n_relevant else None
+    if n_relevant == 0:
+        return None
+    found = sum(rel >= threshold for rel in labels[:k])
+    return found / (n_relevant if denominator == "relevant" or k is None else min(k, n_relevant))
 
 
 def r_precision(labels, k=None, threshold=1):

@@ -76,6 +76,32 @@ def test_every_public_name_has_a_reference_page_with_its_example(site):
             assert re.search(r">Examples<", page.read_text(encoding="utf-8")), f"{qualified}: no Examples section"
 
 
+def test_constants_pages_describe_them(site):
+    # Re-exported constants: the comment where each is defined, and the names it holds.
+    measures = (site / "generated" / "sklearn_rankmetrics.trec.MEASURES.html").read_text(encoding="utf-8")
+    assert "measures by name" in measures and "ndcg_cut" in measures
+    nicknames = (site / "generated" / "sklearn_rankmetrics.trec.NICKNAMES.html").read_text(encoding="utf-8")
+    assert "named sets of measures" in nicknames and "all_trec" in nicknames
+
+
+def test_reference_titles_name_their_submodule(site):
+    # The sidebar lists pages by title: the Dask ranking_report must not read as the other one.
+    for qualified, name in public_names():
+        title = parse_title(site / "generated" / f"{qualified}.html")
+        submodule = qualified.removeprefix("sklearn_rankmetrics.").removesuffix(name)
+        assert title.startswith(f"{submodule}{name} "), (qualified, title)
+
+
+def test_no_page_shows_the_build_machines_paths(site):
+    checkout = str(DOCS.parent)
+    leaked = [page.relative_to(site) for page in site.rglob("*.html") if checkout in page.read_text(encoding="utf-8")]
+    assert not leaked, leaked
+
+
+def parse_title(page):
+    return re.search(r"<title>(.*?)</title>", page.read_text(encoding="utf-8"), re.DOTALL)[1].strip()
+
+
 def test_every_internal_link_and_image_resolves(site):
     pages = sorted(site.rglob("*.html"))
     parsed = {page: parse(page) for page in pages}
@@ -146,3 +172,20 @@ def test_pages_render_in_headless_chromium(browser, page, heading, min_figures):
     for href in browser.execute_script("return Array.from(document.links).map(a => a.href)"):
         if href.startswith("file:"):
             assert Path(urldefrag(href)[0].removeprefix("file://")).exists(), f"{page}: broken link {href}"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "getting_started.html",
+        *(f"user_guide/{path.stem}.html" for path in sorted((DOCS / "user_guide").glob("*.md"))),
+    ],
+)
+def test_code_fits_its_column_at_1280_px(browser, page):
+    browser.set_window_size(1280, 900)
+    browser.get((SITE / page).as_uri())
+    clipped = browser.execute_script(
+        "return Array.from(document.querySelectorAll('article pre'))"
+        ".filter(pre => pre.scrollWidth > pre.clientWidth + 1).map(pre => pre.textContent.slice(0, 60))"
+    )
+    assert not clipped, clipped

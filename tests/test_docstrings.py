@@ -55,4 +55,5 @@ def test_options_are_keyword_only(name):
         ["sizes"],
         ["path"],
         ["n_queries", "n_docs", "n_features"],
+        ["estimator", "X", "y"],  # permutation_importance, as scikit-learn's
     ), positional

@@ -22,7 +22,7 @@ from sklearn.model_selection import (
 from sklearn_rankmetrics import (
     GroupedRanker,
     get_ranking_scorer,
-    load_svmlight_ranking,
+    load_lambdarank,
     make_ranking,
     mean_average_precision_score,
     ndcg_score,
@@ -100,6 +100,7 @@ def test_grid_search_cv_results_match_a_fold_by_fold_recomputation(setup, cv, n_
     )
 
 
+@pytest.mark.filterwarnings("ignore:HalvingGridSearchCV.* subsamples rows:sklearn_rankmetrics.QueryGroupWarning")
 @pytest.mark.parametrize("search_class", [RandomizedSearchCV, HalvingGridSearchCV])
 @pytest.mark.parametrize("multi", [False, True], ids=["single", "multi"])
 def test_other_searches(setup, search_class, multi):
@@ -213,9 +214,8 @@ def test_sample_weight_is_routed_only_on_request(data):
 
 
 @pytest.fixture(scope="module")
-def lambdarank(lambdarank_dir):
-    X, y, qid = load_svmlight_ranking(lambdarank_dir / "rank.train", query_path=lambdarank_dir / "rank.train.query")
-    return X.toarray(), y, qid
+def lambdarank():
+    return load_lambdarank(subset="train")
 
 
 @pytest.mark.filterwarnings("ignore:The argument .eval_set. is deprecated")
@@ -260,3 +260,40 @@ def test_real_data_matches_the_rankers_own_evaluation_fold_by_fold(lambdarank, l
             ours = scorers[f"ndcg@{k}"](own, X[test], y[test], qid=qid[test])
             assert ours == pytest.approx(evaluation[f"ndcg@{k}"][-1], abs=1e-12)
             assert results[f"test_ndcg@{k}"][fold] == pytest.approx(ours, abs=1e-6)
+
+
+@pytest.mark.parametrize("routing", [False, True], ids=["routing-off", "routing-on"])
+def test_optuna_search_cv_with_the_qid_column_and_the_documented_folds(data, routing):
+    optuna = pytest.importorskip("optuna")
+    optuna_integration = pytest.importorskip("optuna_integration")
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    X, y, qid = data
+    with_qid = np.column_stack([qid, X])
+    # Routing off: groups= as usual. Routing on: the folds themselves, since OptunaSearchCV passes groups= on to
+    # cross_validate, which scikit-learn refuses while routing is on.
+    folds, groups = (list(GroupKFold(3).split(with_qid, y, qid)), None) if routing else (GroupKFold(3), qid)
+    with sklearn.config_context(enable_metadata_routing=routing):
+        search = optuna_integration.OptunaSearchCV(
+            GroupedRanker(Ridge(), qid_column=0),
+            {"estimator__alpha": optuna.distributions.FloatDistribution(0.1, 10.0)},
+            cv=folds,
+            scoring=get_ranking_scorer("ndcg@5(qid_column=0)"),
+            n_trials=2,
+            random_state=0,
+        ).fit(with_qid, y, groups=groups)
+    alpha = search.best_params_["estimator__alpha"]
+    folds = GroupKFold(3).split(with_qid, y, qid)
+    expected = [
+        ndcg_score(y[te], Ridge(alpha=alpha).fit(X[tr], y[tr]).predict(X[te]), qid=qid[te], k=5) for tr, te in folds
+    ]
+    assert search.best_score_ == pytest.approx(np.mean(expected), abs=1e-12)
+
+
+def test_the_missing_qid_message_says_how_optuna_works_with_routing_on(data, monkeypatch):
+    from sklearn_rankmetrics import _query_ids
+
+    X, y, _ = data
+    monkeypatch.setitem(_query_ids.NON_ROUTING, __name__, _query_ids.OPTUNA)  # this test stands in for optuna
+    with sklearn.config_context(enable_metadata_routing=True):
+        with pytest.raises(ValueError, match=r"OptunaSearchCV does not route metadata.*cv=list\(GroupKFold\(3\)"):
+            get_ranking_scorer("ndcg@5")(Ridge().fit(X, y), X, y)

@@ -179,3 +179,10 @@ def test_real_rankers_fit_as_on_rows_sorted_by_hand(name):
     by_hand = clone(inner).fit(X_all[order], y_all[order], **{native: sizes if native == "group" else qid[order]})
     ranker = GroupedRanker(inner).fit(X_all, y_all, qid=qid)
     np.testing.assert_allclose(ranker.predict(X_all), by_hand.predict(X_all), rtol=1e-6)
+
+
+def test_messages_name_query_ids_as_python_values():
+    with pytest.raises(ValueError, match=r"got 6 rows of query 3\.$"):
+        GroupedRanker(LightGBMLike()).fit(X, Y, qid=np.full(6, 3, dtype=np.int64))
+    with pytest.raises(ValueError, match=r"got 6 rows of query 'b'\.$"):
+        GroupedRanker(LightGBMLike()).fit(X, Y, qid=np.array(["b"] * 6))

@@ -2,6 +2,7 @@
 
 import copy
 import pickle
+import re
 
 import numpy as np
 import pandas as pd
@@ -130,7 +131,9 @@ def test_query_id_errors(data):
 
 
 def test_unknown_names_and_options_raise():
-    with pytest.raises(ValueError, match=r"'ndgc@10' is not a ranking metric name. Did you mean 'ndcg'\?.*Valid names"):
+    with pytest.raises(
+        ValueError, match=r"'ndgc@10' is not a ranking metric name. Did you mean 'ndcg@10'\?.*Valid names"
+    ):
         get_ranking_scorer("ndgc@10")
     with pytest.raises(ValueError, match=r"'ndcg@0' has k=0, but k must be an integer >= 1"):
         get_ranking_scorer("ndcg@0")
@@ -199,3 +202,30 @@ def test_dummy_model_scores_like_its_constant_prediction(data):
     X, y, qid, _ = data
     model = DummyRegressor().fit(X, y)  # all scores tied: the expected NDCG of a random ranking
     assert get_ranking_scorer("ndcg")(model, X, y, qid=qid) == ndcg_score(y, np.zeros(len(y)), qid=qid)
+
+
+@pytest.mark.parametrize(
+    ("typed", "near"),
+    [
+        ("ndcg@1O", "ndcg@10"),  # the letter O for a zero
+        ("NDCG@l0", "NDCG@10"),
+        ("ndgc@10", "ndcg@10"),
+        ("ndcg@1O(zero_division=1.0)", "ndcg@10(zero_division=1.0)"),
+        ("ndcg_cut10", "ndcg_cut_10"),
+        ("recip_rnk", "recip_rank"),
+        ("mapp", "map"),
+    ],
+)
+def test_a_near_miss_name_suggests_the_near_name(typed, near):
+    assert repr(get_ranking_scorer(near))  # the suggestion is a valid name
+    with pytest.raises(
+        ValueError, match=rf"'{re.escape(typed)}' is not a ranking metric name\. Did you mean '{re.escape(near)}'\?"
+    ):
+        get_ranking_scorer(typed)
+
+
+def test_a_near_miss_option_suggests_the_near_option():
+    with pytest.raises(TypeError, match=r"ndcg_score takes no option 'zero_divison'\. Did you mean 'zero_division'\?"):
+        get_ranking_scorer("ndcg@10(zero_divison=1.0)")
+    with pytest.raises(TypeError, match=r"takes no option 'foo'\. Its options are k, relevance_threshold, ties, zero"):
+        get_ranking_scorer("map(foo=1)")

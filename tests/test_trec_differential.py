@@ -273,20 +273,12 @@ def test_evaluate_run_matches_pytrec_eval_with_every_option(case):
     check_against_pytrec_eval(case)
 
 
-@pytest.mark.xfail(
-    reason="issue 24 item 3 (the trec-io branch): integer document ids break ties by number, not as strings",
-    strict=False,
-)
 @settings(max_examples=40, deadline=None)
 @given(case=collections(ids="numeric"))
 def test_evaluate_run_matches_pytrec_eval_with_numeric_ids(case):
     check_against_pytrec_eval(case)
 
 
-@pytest.mark.xfail(
-    reason="issue 24 item 4 (the trec-io branch): non-UTF-8 query ids read from files must stay distinct",
-    strict=False,
-)
 @settings(max_examples=40, deadline=None)
 @given(case=collections(ids="latin-1", routes=("file",)))
 def test_evaluate_run_matches_pytrec_eval_with_non_utf8_ids_from_files(case):

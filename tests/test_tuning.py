@@ -1,24 +1,26 @@
 """The tuning workflow end to end (issue #9): early stopping per fold, guards, route-aware errors, the loader."""
 
+import io
+import pickle
 import warnings
 
+import joblib
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 import sklearn
 from sklearn.compose import ColumnTransformer
-from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.feature_selection import RFECV
 from sklearn.inspection import permutation_importance
 from sklearn.linear_model import Ridge
-from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, KFold, cross_validate
+from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, cross_validate
 from sklearn.pipeline import make_pipeline
 
 from sklearn_rankmetrics import (
     GroupedRanker,
     QueryGroupWarning,
     get_ranking_scorer,
+    load_lambdarank,
     load_svmlight_ranking,
     make_ranking,
     ndcg_score,
@@ -29,6 +31,10 @@ xgboost = pytest.importorskip("xgboost")
 catboost = pytest.importorskip("catboost")
 
 NDCG10 = get_ranking_scorer("ndcg@10")
+# Early stopping on fewer than about 30 validation queries warns; tests on small data expect it.
+FEW_VALIDATION_QUERIES = pytest.mark.filterwarnings(
+    "ignore:Early stopping validates on:sklearn_rankmetrics.QueryGroupWarning"
+)
 
 
 @pytest.fixture
@@ -38,8 +44,8 @@ def routing():
 
 
 @pytest.fixture(scope="module")
-def train(lambdarank_dir):
-    return load_svmlight_ranking(lambdarank_dir / "rank.train")
+def train():
+    return load_lambdarank(subset="train")
 
 
 def boosters():
@@ -53,9 +59,10 @@ def boosters():
 
 
 def with_qid_column(X, qid):
-    return sp.hstack([sp.csr_matrix(qid.reshape(-1, 1).astype(float)), X]).tocsr()
+    return np.column_stack([qid, X])
 
 
+@FEW_VALIDATION_QUERIES
 # Early stopping per fit.
 @pytest.mark.parametrize("booster", ["lightgbm", "xgboost", "catboost"])
 @pytest.mark.parametrize("route", ["routing on", "routing off"])
@@ -83,6 +90,7 @@ def test_each_fold_stops_early_and_searches_repeat_exactly(train, booster, route
         assert score == ndcg_score(y[test_rows], model.predict(X[test_rows]), qid=qid[test_rows], k=10)
 
 
+@FEW_VALIDATION_QUERIES
 def test_stopping_follows_the_library_metric(train):
     X, y, qid = train
     ranker = GroupedRanker(boosters()["xgboost"], early_stopping_rounds=5, early_stopping_metric="map", random_state=1)
@@ -107,6 +115,7 @@ class RecordingLGBMRanker(lightgbm.LGBMRanker):
         )
 
 
+@FEW_VALIDATION_QUERIES
 def test_validation_queries_never_reach_the_training_rows():
     X, y, qid = make_ranking(n_queries=40, random_state=0)
     X = np.column_stack([np.arange(len(y)), X])  # the row number rides along as a feature
@@ -151,6 +160,64 @@ def test_routed_evaluation_parameters(train, routing):
     assert len(folds["estimator"][0].evals_result_["valid_0"]["ndcg@1"]) == 20
 
 
+def small_boosters():
+    return {
+        "lightgbm": lightgbm.LGBMRanker(n_estimators=30, num_leaves=7, verbose=-1, n_jobs=1),
+        "xgboost": xgboost.XGBRanker(n_estimators=30, max_depth=3, n_jobs=1, tree_method="hist"),
+        "catboost": catboost.CatBoostRanker(
+            iterations=30, depth=3, verbose=0, thread_count=1, allow_writing_files=False, random_seed=0
+        ),
+    }
+
+
+@FEW_VALIDATION_QUERIES
+@pytest.mark.parametrize("booster", ["lightgbm", "xgboost", "catboost"])
+@pytest.mark.parametrize("n_queries", [3, 5, 14])
+def test_early_stopping_fits_with_a_single_validation_query(booster, n_queries):
+    X, y, qid = make_ranking(n_queries=n_queries, n_docs=(5, 10), n_features=5, random_state=0)
+    ranker = GroupedRanker(small_boosters()[booster], early_stopping_rounds=3, random_state=0).fit(X, y, qid=qid)
+    assert 0 <= ranker.best_iteration_ < 30
+    assert ranker.predict(X).shape == y.shape
+
+
+@pytest.mark.parametrize("booster", ["lightgbm", "xgboost", "catboost"])
+def test_early_stopping_with_too_few_queries_says_how_many_it_needs(booster):
+    X, y, qid = make_ranking(n_queries=2, n_docs=5, n_features=5, random_state=0)
+    ranker = GroupedRanker(small_boosters()[booster], early_stopping_rounds=3)
+    with pytest.raises(ValueError, match=r"needs at least 3 queries \(1 to validate, 2 to train\); this fit has 2"):
+        ranker.fit(X, y, qid=qid)
+
+
+def test_early_stopping_on_few_validation_queries_warns_and_says_what_to_do():
+    X, y, qid = make_ranking(n_queries=60, n_docs=(3, 6), n_features=5, random_state=0)
+    ranker = GroupedRanker(small_boosters()["lightgbm"], early_stopping_rounds=3, random_state=0)
+    with pytest.warns(QueryGroupWarning, match=r"validates on 6 queries \(validation_fraction=0.1 of the fit's 60\)"):
+        ranker.fit(X, y, qid=qid)
+    with pytest.warns(QueryGroupWarning, match=r"validation_fraction=0.5 gives 30\), or tune the number of boosting"):
+        ranker.set_params(validation_fraction=0.2).fit(X, y, qid=qid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", QueryGroupWarning)
+        ranker.set_params(validation_fraction=0.5).fit(X, y, qid=qid)  # 30 validation queries
+
+
+@FEW_VALIDATION_QUERIES
+@pytest.mark.parametrize("booster", ["lightgbm", "xgboost", "catboost"])
+def test_early_stopped_rankers_pickle_and_predict_the_same(booster):
+    X, y, qid = make_ranking(n_queries=20, n_docs=(5, 10), n_features=5, random_state=0)
+    ranker = GroupedRanker(small_boosters()[booster], early_stopping_rounds=3, random_state=0).fit(X, y, qid=qid)
+    for dump, load in [(pickle.dumps, pickle.loads), (dump_with_joblib, joblib.load)]:
+        restored = load(dump(ranker))
+        np.testing.assert_array_equal(restored.predict(X), ranker.predict(X))
+        assert restored.best_iteration_ == ranker.best_iteration_
+
+
+def dump_with_joblib(model):
+    buffer = io.BytesIO()
+    joblib.dump(model, buffer)
+    buffer.seek(0)
+    return buffer
+
+
 # Fitted attributes.
 def test_rfecv_runs_with_its_defaults(train, routing):
     X, y, qid = train
@@ -183,10 +250,11 @@ def test_a_leaky_split_warns_and_a_group_split_does_not(routing):
     )
     with pytest.warns(QueryGroupWarning, match=r"queries scored were also in the training data .* GroupKFold"):
         search.fit(X, y, groups=qid)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", QueryGroupWarning)
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
         search.set_params(cv=GroupKFold(3), return_train_score=True).fit(X, y, groups=qid)
         search.best_estimator_.score(X, y, qid=qid)  # the training queries themselves: legitimate
+    assert not [record for record in records if issubclass(record.category, QueryGroupWarning)]
 
 
 def test_colliding_ids_of_two_files_warn(train):
@@ -197,22 +265,6 @@ def test_colliding_ids_of_two_files_warn(train):
     test = qid >= 100
     with pytest.warns(QueryGroupWarning, match="or the query ids of two files collide"):
         model.score(X[test], y[test], qid=qid[test] - 100)  # numbered from 0, as rank.test is
-
-
-def test_halving_search_on_rows_warns_of_single_document_queries(routing):
-    X, y, qid = make_ranking(n_queries=30, n_docs=(5, 10), random_state=0)
-    search = HalvingRandomSearchCV(
-        GroupedRanker(Ridge()),
-        {"estimator__alpha": [0.1, 1.0, 10.0]},
-        scoring=NDCG10,
-        n_candidates=3,
-        resource="n_samples",
-        min_resources=9,
-        cv=GroupKFold(3),
-        random_state=0,
-    )
-    with pytest.warns(QueryGroupWarning, match=r"have a single document.*resource='n_estimators'"):
-        search.fit(X, y, groups=qid)
 
 
 def test_qid_column_as_a_feature_warns():

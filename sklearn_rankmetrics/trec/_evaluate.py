@@ -11,7 +11,7 @@ import numpy as np
 from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
 from .._registry import is_metric_name, shared_kernel
 from .._validation import TIES, check_flag, check_option
-from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes, text
+from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
@@ -63,7 +63,7 @@ def answered_without_rows(run):
     if not isinstance(run, dict):
         return None
     queries, counts = dict_queries(run, "run")
-    return queries[counts == 0] if (counts == 0).any() else None
+    return id_bytes(queries[counts == 0], "the query_id of the run") if (counts == 0).any() else None
 
 
 def dict_queries(nested, what):
@@ -74,13 +74,15 @@ def dict_queries(nested, what):
                 f"{what} must map each query id to a dict {{doc_id: value}}; query {query!r} maps to "
                 f"{type(documents).__name__}."
             )
-    return np.asarray(list(nested)), np.array([len(documents) for documents in nested.values()], dtype=np.intp)
+    # Ids as objects, each as it is: numpy would turn a mixture of 9.0 and "a" into the str "9.0".
+    queries = np.array(list(nested), dtype=object)
+    return queries, np.array([len(documents) for documents in nested.values()], dtype=np.intp)
 
 
 def flatten(nested, what):
     """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
     queries, counts = dict_queries(nested, what)
-    doc_id = np.asarray([doc for documents in nested.values() for doc in documents])
+    doc_id = np.array([doc for documents in nested.values() for doc in documents], dtype=object)
     values = np.asarray([value for documents in nested.values() for value in documents.values()])
     return np.repeat(queries, counts), doc_id, values
 
@@ -95,10 +97,11 @@ def frame_columns(frame, names, what):
 
 
 def checked_columns(what, names, columns):
-    """The columns of qrels or of a run as 1-D arrays of one length, with ids that are strings or integers.
+    """The columns of qrels or of a run as 1-D arrays of one length, with the ids as bytes (see :func:`id_bytes`).
 
     Every input route (a file, a dict, a DataFrame, a Qrels or Run built by
-    hand) comes through here, so all meet the same rules.
+    hand) comes through here, so all meet the same rules and their ids
+    compare alike, as trec_eval compares them.
     """
     arrays = [np.asarray(column) for column in columns]
     for name, array in zip(names, arrays, strict=True):
@@ -108,12 +111,8 @@ def checked_columns(what, names, columns):
     if len(set(lengths)) > 1:
         shapes = ", ".join(f"{name} {length}" for name, length in zip(names, lengths, strict=True))
         raise ValueError(f"{possessive(what)} columns must have one length, a row each; got {shapes}.")
-    for name, array in zip(names[:2], arrays[:2], strict=True):
-        if len(array) and array.dtype.kind not in "SUOiu":
-            raise TypeError(
-                f"{possessive(what)} {name} must hold ids, as strings or integers; got dtype {array.dtype}."
-            )
-    return arrays
+    ids = [id_bytes(array, f"{possessive(what)} {name}") for name, array in zip(names[:2], arrays[:2], strict=True)]
+    return (*ids, arrays[2])
 
 
 def first_row(mask, query_id, doc_id):
@@ -164,12 +163,56 @@ def possessive(what):
     return f"the {what}'" if what.endswith("s") else f"the {what}'s"
 
 
+def id_bytes(ids, what="ids"):
+    """Ids as the bytes a TREC file holds, which trec_eval compares with ``strcmp``: byte by byte, unsigned.
+
+    Bytes stay; str is UTF-8, its surrogate escapes back to the bytes they
+    stand for (:func:`read_qrels` and :func:`read_run` keep non-UTF-8 bytes
+    so); integers are their decimal text, so that on a tie the document 9
+    ranks before 10, as "9" does in a file (trec_eval: descending ids).
+    Anything else (a float such as 9.0, which would read "9.0") is a
+    TypeError naming ``what``. Fixed-width when that fits, else an object
+    array of bytes (see :func:`fits_fixed_width`). An empty array holds no
+    id, whatever its dtype (``np.array([])`` is float64).
+    """
+    kind = ids.dtype.kind
+    if kind == "S":
+        return ids
+    if not len(ids):
+        return np.zeros(0, dtype="S1")
+    if kind in ("i", "u"):
+        # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
+        return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max())))}")
+    if kind == "U":
+        try:
+            return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
+        except UnicodeEncodeError:
+            pass
+    elif kind != "O":
+        hint = " (convert float ids with astype(int))" if kind == "f" else ""
+        raise TypeError(f"{what} must be str, bytes or integers, as in a TREC file; got an array of {ids.dtype}{hint}.")
+    return packed(
+        [value.encode("utf-8", "surrogateescape") if isinstance(value, str) else one_id(value, what) for value in ids]
+    )
+
+
+def one_id(value, what):
+    """A bytes or integer id as bytes (the decimal text of an integer)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value)).encode()
+    raise TypeError(
+        f"{what} must be str, bytes or integers, as in a TREC file; got {value!r} of type {type(value).__name__}"
+        + (" (convert float ids with astype(int))." if isinstance(value, float | np.floating) else ".")
+    )
+
+
 def comparable(first, second):
-    """The two id arrays in one comparable type: bytes stay bytes, anything else meets as str."""
-    first, second = np.asarray(first), np.asarray(second)
-    if first.dtype.kind == second.dtype.kind and first.dtype.kind in "SUiu":
-        return first, second
-    return as_text(first), as_text(second)
+    """Two arrays of byte-string ids (see :func:`id_bytes`) of one kind: both fixed-width, or both objects."""
+    if first.dtype.kind != second.dtype.kind:
+        return first.astype(object), second.astype(object)
+    return first, second
 
 
 def as_keys(first, second):
@@ -190,12 +233,18 @@ def as_keys(first, second):
 
 
 def as_text(ids):
-    return text(ids) if ids.dtype.kind == "S" else ids.astype(np.str_)
+    """Ids (bytes, str or numbers) as str, as :func:`read_qrels` and :func:`read_run` give them."""
+    return text(id_bytes(ids))
 
 
 def shown(value):
-    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number."""
-    return repr(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+    """An id as it reads in a message: 'q1', whether it is stored as bytes, str or a number (b'caf\\xe9': not UTF-8)."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return repr(value)
+    return repr(str(value))
 
 
 @dataclass
@@ -309,7 +358,7 @@ def ranked(code, score, doc, raw, *, ties, max_depth, queries):
     if not len(code):  # an empty run, or none of its queries judged: nothing to order
         return np.zeros(0, dtype=np.intp), code
     if ties is None:
-        order, sorted_code = trec_order(code, score, doc, None)
+        order, sorted_code = trec_order(code, score, doc)
     else:
         policy = "stable" if ties == "average" else ties
         order, sorted_code, _ = rank_order(code, score, ties=policy, y_true=raw)
@@ -337,7 +386,7 @@ def refuse_straddling_ties(order, sorted_code, score, position, max_depth, vocab
         )
 
 
-def trec_order(code, score, doc, ties):
+def trec_order(code, score, doc):
     """The rows in rank order: by query, descending score, then (trec_eval) descending document id.
 
     Run files usually list each query's documents together by descending
@@ -346,7 +395,7 @@ def trec_order(code, score, doc, ties):
     """
     same_query = code[1:] == code[:-1]
     contiguous = np.count_nonzero(~same_query) + 1 == np.count_nonzero(np.bincount(code))
-    if ties is None and contiguous and np.all((score[1:] <= score[:-1]) | ~same_query):
+    if contiguous and np.all((score[1:] <= score[:-1]) | ~same_query):
         if np.any(code[1:] < code[:-1]):
             order = group_by_query(code)
             sorted_code, sorted_score = code[order], score[order]
@@ -355,8 +404,6 @@ def trec_order(code, score, doc, ties):
         tied = np.flatnonzero((sorted_score[1:] == sorted_score[:-1]) & (sorted_code[1:] == sorted_code[:-1])) + 1
     else:
         order, sorted_code, changes = rank_order(code, score, ties="stable")
-        if ties is not None:
-            return order, sorted_code
         tied = np.flatnonzero(~changes[1:] & (sorted_code[1:] == sorted_code[:-1])) + 1
     if len(tied):
         # Each run of equal scores, re-sorted by document id, descending: the tied rows and the row above each.
@@ -731,7 +778,10 @@ def evaluate_run(
     judgements are skipped, as in trec_eval; when no query of the run is
     judged, there is nothing to evaluate (an error) unless ``complete``. A
     document retrieved twice for one query (within ``max_depth``), or judged
-    twice, is an error, as in trec_eval.
+    twice, is an error, as in trec_eval. Ids compare as trec_eval compares
+    them, byte by byte (``strcmp``): str as its UTF-8, an integer as its
+    decimal text (float ids are refused), so ties rank the same whichever
+    way the ids arrive; the ``"qid"`` of per-query values are str.
 
     One difference from trec_eval 10: with ``judged_only``, a query left
     with no retrieved document scores 0 in ``iprec_at_recall`` and
@@ -787,13 +837,13 @@ def check_relevance_level(level, name):
 
 
 def query_table(evaluation, requests):
-    """The evaluated queries' ids, sorted, and per request its measure and (name, per-query values) pairs.
+    """The evaluated queries' ids, as bytes in strcmp's order (trec_eval's), and per request its measure and
+    (name, per-query values) pairs.
 
     The values follow the ids, the queries without a row included; the
     measure is None for a ranking metric name of the library.
     """
     ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
-    ids = as_text(ids) if ids.dtype.kind == "S" else ids
     order = np.argsort(ids, kind="stable")
     table = []
     for base, params in requests:
@@ -808,7 +858,7 @@ def query_table(evaluation, requests):
 def collect(evaluation, requests, *, average=True):
     """Each requested (measure, parameters)'s per-query values (missing queries included, sorted by id) or summary."""
     ids, table = query_table(evaluation, requests)
-    results = {} if average else {"qid": ids}
+    results = {} if average else {"qid": as_text(ids)}
     for _, measure, pairs in table:
         for name, values in pairs:
             if not average:

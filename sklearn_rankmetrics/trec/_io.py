@@ -3,12 +3,20 @@
 The files are large (a run of 7,000 queries x 1,000 documents has 7 million
 lines), so they are tokenised with numpy, in chunks of whole lines that
 threads handle side by side, rather than line by line in Python.
+
+Ids are kept as the bytes of the file, which trec_eval compares with C's
+``strcmp`` (byte by byte, unsigned): in fixed-width byte-string arrays, or,
+when one id is far longer than the others, in object arrays of bytes, so that
+memory stays of the order of the file whatever the ids. :func:`read_qrels`
+and :func:`read_run` give them as str, decoded without loss.
 """
 
 import gzip
 import itertools
 import os
+import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,9 +36,13 @@ class Qrels:
     Parameters
     ----------
     query_id : ndarray of str
-        The query of each judgement.
+        The query of each judgement. As :func:`read_qrels` gives them:
+        fixed-width str, or an object array of str when one id is far longer
+        than the others; bytes that are not UTF-8 are kept as surrogate
+        escapes, so that ``id.encode("utf-8", "surrogateescape")`` gives
+        the file's bytes back.
     doc_id : ndarray of str
-        The judged document.
+        The judged document, likewise.
     relevance : ndarray of int64
         The judged relevance; negative values mark documents in the pool that
         were left unjudged (trec_eval's convention).
@@ -59,14 +71,19 @@ class Run:
     """A ranked result list per query: one row per retrieved document.
 
     :func:`read_run` returns one; :func:`evaluate_run` also takes dicts and
-    DataFrames, which it turns into one.
+    DataFrames, which it turns into one. A run file without any line gives
+    a Run of zero rows.
 
     Parameters
     ----------
     query_id : ndarray of str
-        The query of each row.
+        The query of each row. As :func:`read_run` gives them: fixed-width
+        str, or an object array of str when one id is far longer than the
+        others; bytes that are not UTF-8 are kept as surrogate escapes, so
+        that ``id.encode("utf-8", "surrogateescape")`` gives the file's
+        bytes back.
     doc_id : ndarray of str
-        The retrieved document.
+        The retrieved document, likewise.
     score : ndarray of float64
         The retrieval score; trec_eval ranks by it, never by the rank column.
     name : str, default=""
@@ -98,19 +115,24 @@ def read_qrels(source):
     Parameters
     ----------
     source : str, os.PathLike or file object
-        A path (``.gz`` paths are decompressed) or an open file, binary or text.
+        A path or an open file, binary or text; gzip content is decompressed
+        (whatever the file's name).
 
     Returns
     -------
     qrels : Qrels
-        The judgements, in file order. Blank lines and lines starting with
-        ``#`` are ignored, as trec_eval does.
+        The judgements, in file order. Lines whose first column starts with
+        ``#`` are comments. Blank lines are skipped too, where trec_eval 10
+        stops at them ("Malformed line"): they hold nothing to lose. The
+        relevance is read as Python's ``int`` reads it.
 
     Raises
     ------
     ValueError
-        Naming the file and the first line that does not have four columns
-        or whose relevance is not an integer.
+        Naming the file and the first line that does not have four columns,
+        holds a control byte (such as NUL), or whose relevance is not an
+        integer of 64 bits (trec_eval's ``long``); or naming the file when it
+        has no line at all or its gzip content is truncated or corrupt.
 
     See Also
     --------
@@ -130,9 +152,10 @@ def read_qrels(source):
 
 
 def read_qrels_bytes(source):
-    """:func:`read_qrels` with the ids kept as byte strings, which the evaluation compares faster."""
-    fields = ("query_id", "iteration", "doc_id", "relevance")
-    _, columns, _ = read_columns(source, fields, "qrels", ("query_id", "doc_id", "relevance"), {"relevance": np.int64})
+    """:func:`read_qrels` with the ids kept as bytes, as the evaluation compares them."""
+    name, columns, _ = read_columns(source, QRELS)
+    if not len(columns["relevance"]):
+        raise ValueError(f"{name} is empty: a qrels file needs at least one line of {' '.join(QRELS.fields)}.")
     return Qrels(columns["query_id"], columns["doc_id"], columns["relevance"])
 
 
@@ -142,7 +165,8 @@ def read_run(source):
     Parameters
     ----------
     source : str, os.PathLike or file object
-        A path (``.gz`` paths are decompressed) or an open file, binary or text.
+        A path or an open file, binary or text; gzip content is decompressed
+        (whatever the file's name).
 
     Returns
     -------
@@ -150,14 +174,18 @@ def read_run(source):
         The retrieved documents, in file order, with the tag of the last line
         as the run's name (trec_eval's ``runid``). The rank column is checked
         to be present but, as in trec_eval, never used: documents are ranked
-        by score. Text after the tag, blank lines and lines starting with
-        ``#`` are ignored, as trec_eval does.
+        by score, read exactly as Python's ``float`` reads it. Text after the
+        tag, blank lines and lines whose first column starts with ``#`` are
+        ignored, as trec_eval does. A file without any such line gives a Run
+        of zero rows (and the name ``""``).
 
     Raises
     ------
     ValueError
-        Naming the file and the first line that does not have six columns or
-        whose score is not a number (NaN included).
+        Naming the file and the first line that does not have six columns,
+        holds a control byte (such as NUL), or whose score is not a number
+        (NaN included); or naming the file when its gzip content is truncated
+        or corrupt.
 
     See Also
     --------
@@ -177,38 +205,117 @@ def read_run(source):
 
 
 def read_run_bytes(source):
-    """:func:`read_run` with the ids kept as byte strings, which the evaluation compares faster."""
-    fields = ("query_id", "q0", "doc_id", "rank", "score", "tag")
-    _, columns, last_line = read_columns(
-        source, fields, "run", ("query_id", "doc_id", "score"), {"score": np.float64}, extra=True
-    )
-    return Run(columns["query_id"], columns["doc_id"], columns["score"], last_line[5].decode("utf-8", "replace"))
+    """:func:`read_run` with the ids kept as bytes, as the evaluation compares them."""
+    _, columns, last_line = read_columns(source, RUN)
+    name = last_line[5].decode("utf-8", "replace") if last_line else ""  # a label to print, not an id
+    return Run(columns["query_id"], columns["doc_id"], columns["score"], name)
 
 
-def text(values):
-    """Byte strings as str (the ids are ASCII in every TREC collection; other bytes are kept as UTF-8)."""
-    try:
-        return values.astype(np.str_)
-    except UnicodeDecodeError:
-        return np.array([value.decode("utf-8", "replace") for value in values])
+class Layout(NamedTuple):
+    """The columns of one kind of file, which of them are ids and which numbers (name to dtype)."""
+
+    kind: str
+    fields: tuple
+    ids: tuple
+    numbers: dict
+    extra: bool  # whether text after the last column is ignored (trec_eval: in runs only)
+
+
+QRELS = Layout(
+    kind="qrels",
+    fields=("query_id", "iteration", "doc_id", "relevance"),
+    ids=("query_id", "doc_id"),
+    numbers={"relevance": np.int64},
+    extra=False,
+)
+RUN = Layout(
+    kind="run",
+    fields=("query_id", "Q0", "doc_id", "rank", "score", "tag"),
+    ids=("query_id", "doc_id"),
+    numbers={"score": np.float64},
+    extra=True,
+)
+
+
+# ---- ids: bytes, fixed width while that stays compact -------------------------------------------
+
+# What a bytes object costs besides its content: its header, and the pointer to it in an object array.
+OBJECT_BYTES = 48
+
+
+def fits_fixed_width(count, width, total):
+    """Whether ``count`` ids of at most ``width`` bytes (``total`` in all) go in a fixed-width array.
+
+    Fixed width compares and sorts several times faster than bytes objects,
+    but one long id widens every row (one id of 2,000 bytes made a run of
+    21.8 MB take 3.8 GB): it is used while it takes at most twice the memory
+    of bytes objects, which take memory of the order of the file.
+    """
+    return count * width <= 2 * (total + OBJECT_BYTES * count)
+
+
+def objects(values):
+    """A list as a one-dimensional object array (never a nested one)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def packed(values):
+    """A list of bytes as an id array: fixed width (zero padded) while that fits, else bytes objects."""
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    width = int(lengths.max(initial=1))
+    if fits_fixed_width(len(values), width, int(lengths.sum())):
+        return np.array(values, dtype=f"S{width}")
+    return objects(values)
+
+
+def joined(parts, total):
+    """The id arrays of the chunks of a file as one (``total`` bytes of ids in all)."""
+    if len(parts) == 1:
+        return parts[0]
+    count = sum(len(part) for part in parts)
+    if all(part.dtype.kind == "S" for part in parts) and fits_fixed_width(
+        count, max(part.itemsize for part in parts), total
+    ):
+        return np.concatenate(parts)
+    return np.concatenate([part.astype(object) for part in parts])
+
+
+def text(ids):
+    """Byte-string ids as str, losslessly: UTF-8, any other byte as a surrogate escape (as ``os.fsdecode``)."""
+    if ids.dtype.kind == "S":
+        try:
+            return ids.astype(np.str_)  # ASCII, nearly always: numpy's cast
+        except UnicodeDecodeError:
+            return np.array([value.decode("utf-8", "surrogateescape") for value in ids.tolist()], dtype=np.str_)
+    return objects([value.decode("utf-8", "surrogateescape") for value in ids])
+
+
+# ---- the file's bytes --------------------------------------------------------------------------
+
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_bytes(source):
-    """The bytes of a path (gzip when its name ends in .gz) or of an open file, and a name for messages."""
+    """The bytes of a path or an open file (decompressed when they are gzip), and a name for messages."""
     if isinstance(source, str | os.PathLike):
         name = os.fspath(source)
-        opener = gzip.open if name.endswith(".gz") else open
-        with opener(name, "rb") as file:
-            return name, file.read()
-    if not hasattr(source, "read"):
+        with open(name, "rb") as file:
+            data = file.read()
+    elif hasattr(source, "read"):
+        name = str(getattr(source, "name", None) or f"<{type(source).__name__}>")
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+    else:
         raise TypeError(f"expected a path or an open file; got {type(source).__name__}.")
-    name = getattr(source, "name", None) or f"<{type(source).__name__}>"
-    data = source.read()
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if data[:2] == b"\x1f\x8b":  # a gzip file opened as a plain binary file
-        data = gzip.decompress(data)
-    return str(name), data
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ValueError(f"{name}: cannot decompress this gzip file, truncated or corrupt ({error}).") from None
+    return name, data
 
 
 def chunks_of_lines(data):
@@ -223,35 +330,65 @@ def chunks_of_lines(data):
     return cuts
 
 
-def tokenize(data, start, stop, n_fields, wanted, extra=False):
-    """The ``wanted`` fields of the lines in ``data[start:stop]``, as fixed-width byte strings.
+def read_columns(source, layout):
+    """Read a qrels or run file: its id columns as bytes, its number columns parsed.
 
-    Tokens are separated by ASCII whitespace. Returns the columns (None for
-    the fields not wanted), the line number (0-based, within the chunk) of
-    each row, and the first line whose number of tokens is not ``n_fields``
-    (-1 when all are; blank lines are allowed).
+    Chunks of lines are tokenised and parsed side by side; every error names
+    the file and the line. Also returns the tokens of the last line that
+    holds data (an empty list when none does).
+    """
+    name, data = read_bytes(source)
+    cuts = chunks_of_lines(data)
+    first_lines = np.cumsum([1] + [data.count(b"\n", start, stop) for start, stop in itertools.pairwise(cuts[:-1])])
+
+    def read_chunk(start, stop, first_line):
+        try:
+            return read_lines(data, start, stop, layout)
+        except BadLine as error:
+            raise ValueError(f"{name}, line {first_line + error.line}: {error}") from None
+
+    chunks = map_in_threads(read_chunk, cuts[:-1], cuts[1:], first_lines)
+    columns = {field: np.concatenate([chunk[field] for chunk, _ in chunks]) for field in layout.numbers}
+    for field in layout.ids:
+        columns[field] = joined([chunk[field] for chunk, _ in chunks], sum(sizes[field] for _, sizes in chunks))
+    return name, columns, last_data_line(data)
+
+
+class BadLine(ValueError):
+    """A malformed line: its index within the chunk, and what is wrong with it."""
+
+    def __init__(self, line, message):
+        super().__init__(message)
+        self.line = line
+
+
+def read_lines(data, start, stop, layout):
+    """The columns of the lines in ``data[start:stop]``, and the bytes of the ids of each id column.
+
+    Raises BadLine for the first malformed line.
     """
     buffer = np.frombuffer(data, dtype=np.uint8, count=stop - start, offset=start)
-    bounds = single_space_bounds(buffer, n_fields)
-    if bounds is None:
-        bounds = general_bounds(buffer, n_fields, extra)
-        if isinstance(bounds, int):
-            return None, None, bounds
-    starts, ends, lines = bounds
+    starts, ends, lines = single_space_bounds(buffer, len(layout.fields)) or general_bounds(buffer, layout)
     padded = np.concatenate((buffer, np.zeros(PADDING, dtype=np.uint8)))
-    columns = [
-        fixed_width(padded, len(buffer), starts(field), ends(field)) if field in wanted else None
-        for field in range(n_fields)
-    ]
-    return columns, lines, -1
+    columns, sizes = {}, {}
+    for field in layout.ids + tuple(layout.numbers):
+        index = layout.fields.index(field)
+        fits = fits_number_width if field in layout.numbers else fits_fixed_width
+        columns[field], sizes[field] = tokens(data, start, padded, len(buffer), starts(index), ends(index), fits)
+    del starts, ends, padded  # the bounds: freed before the numbers are parsed
+    for field, dtype in layout.numbers.items():
+        columns[field] = to_numbers(columns[field], dtype, lines, field, layout)
+    return columns, sizes
 
 
 def single_space_bounds(buffer, n_fields):
     """Token bounds when every line holds ``n_fields`` tokens separated by single spaces or tabs (None otherwise).
 
-    The common layout costs one pass over the bytes: every whitespace byte is
+    The common layout costs one pass over the bytes: every byte up to 32 is
     then a separator, and every ``n_fields``-th of them ends a line. Returns
-    functions giving the starts and the ends of one field's tokens.
+    functions giving the starts and the ends of one field's tokens, and the
+    line of each row. (A control byte other than a tab or a newline sends
+    the chunk to :func:`general_bounds`, which names it.)
     """
     is_space = buffer <= 32
     if len(buffer) == 0 or is_space[0] or (is_space[1:] & is_space[:-1]).any():
@@ -274,13 +411,21 @@ def single_space_bounds(buffer, n_fields):
     return starts, lambda field: bounds[:, field], np.arange(len(bounds))
 
 
-def general_bounds(buffer, n_fields, extra):
-    """Token bounds for any ASCII whitespace, skipping blank lines and comment lines (``#`` first).
+# The bytes that separate columns, as C's isspace (trec_eval's test): space, \t, \n, \v, \f, \r.
+# The other bytes below 32 are control bytes, never in a well-formed line (a NUL ends trec_eval's reading).
+CONTROL = np.zeros(256, dtype=bool)
+CONTROL[:32] = True
+CONTROL[[9, 10, 11, 12, 13]] = False
 
-    With ``extra``, tokens past the ``n_fields``-th of a line are ignored (as
-    trec_eval reads runs). Returns the index of the first line with too few
-    (or, without ``extra``, too many) tokens instead when there is one.
+
+def general_bounds(buffer, layout):
+    """Token bounds for any whitespace, skipping blank lines and comment lines (``#`` first).
+
+    In runs (``layout.extra``), tokens past the last field are ignored, as
+    trec_eval ignores them. Raises BadLine for the first line that holds a
+    control byte or too few (or, in qrels, too many) tokens.
     """
+    n_fields = len(layout.fields)
     separator = np.empty(len(buffer) + 2, dtype=np.int8)
     separator[0] = separator[-1] = 1
     np.less_equal(buffer, 32, out=separator[1:-1].view(bool))
@@ -294,25 +439,44 @@ def general_bounds(buffer, n_fields, extra):
     comment = np.zeros(len(per_line), dtype=bool)
     comment[has_tokens] = buffer[token_starts[first_token[has_tokens]]] == ord("#")
     data_line = has_tokens & ~comment
-    wrong = data_line & ((per_line < n_fields) | ((per_line > n_fields) & (not extra)))
-    if wrong.any():
-        return int(np.flatnonzero(wrong)[0])
+    wrong = data_line & ((per_line < n_fields) | ((per_line > n_fields) & (not layout.extra)))
+    control = np.flatnonzero(CONTROL[buffer])
+    if wrong.any() or len(control):
+        report_bad_line(buffer, line_ends, np.flatnonzero(wrong), control, layout)
     lines = np.flatnonzero(data_line)
     kept = (first_token[lines, None] + np.arange(n_fields)).reshape(-1)
     starts, ends = token_starts[kept].reshape(-1, n_fields), token_ends[kept].reshape(-1, n_fields)
     return (lambda field: starts[:, field]), (lambda field: ends[:, field]), lines
 
 
+def report_bad_line(buffer, line_ends, wrong, control, layout):
+    """Raise BadLine for the first line with a control byte or a wrong number of tokens."""
+    control_line = np.searchsorted(line_ends, control[0]) if len(control) else len(line_ends)
+    line = min(control_line, wrong[0] if len(wrong) else len(line_ends))
+    begin = line_ends[line - 1] + 1 if line else 0
+    content = buffer[begin : line_ends[line]].tobytes()
+    shown = repr(content.decode("utf-8", "backslashreplace")[:80])
+    if line == control_line:
+        byte = int(buffer[control[0]])
+        what = "a NUL byte (0x00)" if byte == 0 else f"control byte {byte:#04x}"
+        raise BadLine(line, f"{what} in {shown}; {layout.kind} columns are separated by spaces or tabs.")
+    expected = f"at least {len(layout.fields)}" if layout.extra else f"the {len(layout.fields)}"
+    raise BadLine(
+        line,
+        f"expected {expected} columns of a {layout.kind} file ({' '.join(layout.fields)}); "
+        f"got {len(content.split())}: {shown}.",
+    )
+
+
 # Zero bytes after a chunk, so that a token near its end can be read as a window of PADDING bytes.
 PADDING = 64
 
 
-def fixed_width(padded, size, starts, ends):
-    """The tokens ``padded[starts[i]:ends[i]]`` as one fixed-width byte-string array (zero padded).
+def fixed_width(padded, size, starts, lengths):
+    """The tokens ``padded[starts[i]:starts[i] + lengths[i]]`` as one fixed-width byte-string array (zero padded).
 
     ``padded`` holds the ``size`` bytes of the chunk followed by PADDING zero bytes.
     """
-    lengths = ends - starts
     width = int(lengths.max(initial=1))
     if width > PADDING:
         padded = np.concatenate((padded[:size], np.zeros(width, dtype=np.uint8)))
@@ -323,65 +487,86 @@ def fixed_width(padded, size, starts, ends):
     return matrix.view(f"S{width}").reshape(-1)
 
 
-def read_columns(source, fields, kind, wanted, numbers, *, extra=False):
-    """Read a qrels or run file: the ``wanted`` columns, and the file line number of each row.
+def tokens(data, offset, padded, size, starts, ends, fits):
+    """A chunk's tokens (its bytes from ``offset`` on), and their number of bytes in all.
 
-    Columns named in ``numbers`` (name to dtype) are parsed as numbers, the
-    others kept as fixed-width byte strings. With ``extra``, text after the
-    last field is ignored. Chunks of lines are tokenised and parsed side by
-    side; errors name the file and the line. Also returns the tokens of the
-    last line that holds data.
+    Fixed-width while ``fits(count, width, total)``, else bytes objects.
     """
-    name, data = read_bytes(source)
-    cuts = chunks_of_lines(data)
-    wanted_fields = [fields.index(field) for field in wanted]
-    first_lines = np.cumsum([1] + [data.count(b"\n", start, stop) for start, stop in itertools.pairwise(cuts[:-1])])
-
-    def read_chunk(start, stop, first_line):
-        part, lines, wrong = tokenize(data, start, stop, len(fields), wanted_fields, extra)
-        if wrong >= 0:
-            content = data[start:stop].split(b"\n")[wrong].decode("utf-8", "replace").strip()
-            expected = f"at least {len(fields)}" if extra else f"the {len(fields)}"
-            raise ValueError(
-                f"{name}, line {first_line + wrong}: expected {expected} columns of a {kind} file "
-                f"({' '.join(fields)}); got {len(content.split())}: {content[:80]!r}."
-            )
-        chunk = {field: values for field, values in zip(fields, part, strict=True) if values is not None}
-        for field, dtype in numbers.items():
-            chunk[field] = to_numbers(chunk[field], dtype, name, lines + first_line, field)
-            if dtype is np.float64 and np.isnan(chunk[field]).any():
-                line = first_line + lines[np.flatnonzero(np.isnan(chunk[field]))[0]]
-                raise ValueError(f"{name}, line {line}: the {field} is NaN; every {kind} line needs a number there.")
-        return chunk
-
-    chunks = map_in_threads(read_chunk, cuts[:-1], cuts[1:], first_lines)
-    columns = {field: np.concatenate([chunk[field] for chunk in chunks]) for field in chunks[0]}
-    if len(columns[wanted[0]]) == 0:
-        raise ValueError(f"{name} is empty: a {kind} file needs at least one line of {' '.join(fields)}.")
-    return name, columns, last_data_line(data)
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if fits(len(lengths), int(lengths.max(initial=1)), total):
+        return fixed_width(padded, size, starts, lengths), total
+    begins, stops = (starts + offset).tolist(), (ends + offset).tolist()
+    return objects([data[begin:stop] for begin, stop in zip(begins, stops, strict=True)]), total
 
 
-def last_data_line(data):
-    """The tokens of the last line of ``data`` that is neither blank nor a comment."""
-    end = len(data)
-    while end > 0:
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        tokens = data[start:end].split()
-        if tokens and not tokens[0].startswith(b"#"):
-            return tokens
-        end = start
-    return []
+# ---- numbers: exactly as Python's float() and int() read them -----------------------------------
+
+# Numbers are parsed from fixed-width tokens of at most NUMBER_WIDTH bytes; a column with a longer
+# token (which no real run has) is parsed one token at a time.
+NUMBER_WIDTH = 32
+
+
+def fits_number_width(count, width, total):
+    """Whether number tokens go in a fixed-width array: when none is longer than NUMBER_WIDTH."""
+    return width <= NUMBER_WIDTH
+
+
+def to_numbers(tokens, dtype, lines, field, layout):
+    """A chunk's numbers, exactly as ``float()`` or ``int()`` reads each token; BadLine for the first bad one."""
+    try:
+        if tokens.dtype.kind == "S":
+            values = parse(tokens, dtype)
+        else:
+            values = np.array([number(token, dtype, field) for token in tokens], dtype=dtype)
+    except (ValueError, OverflowError):
+        for row, token in enumerate(tokens.tolist()):  # the first token that is no number, for the message
+            try:
+                number(token, dtype, field)
+            except ValueError as error:
+                raise BadLine(lines[row], str(error)) from None
+        raise
+    if dtype is np.float64 and np.isnan(values).any():
+        line = lines[np.flatnonzero(np.isnan(values))[0]]
+        raise BadLine(line, f"the {field} is NaN; every {layout.kind} line needs a number there.")
+    return values
+
+
+def parse(tokens, dtype):
+    """Fixed-width tokens as numbers: numpy's casts, which read each as ``float()`` or ``int()`` does."""
+    return parse_decimals(tokens) if dtype is np.float64 else tokens.astype(dtype)
+
+
+def number(token, dtype, field):
+    """One token as ``float()`` or ``int()`` reads it, an int64 in range; a ValueError says what is wrong."""
+    shown = token.decode("utf-8", "backslashreplace")
+    if dtype is np.float64:
+        try:
+            return float(token)
+        except ValueError:
+            raise ValueError(f"the {field} column must be a number; got {shown!r}.") from None
+    try:
+        value = int(token)
+    except ValueError:
+        raise ValueError(f"the {field} column must be an integer; got {shown!r}.") from None
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"the {field} {shown} does not fit in 64 bits (trec_eval's long).")
+    return value
 
 
 def parse_decimals(values):
-    """Byte-string numbers as float64, exactly as ``float()`` reads them.
+    """Byte-string numbers of at most NUMBER_WIDTH bytes as float64, exactly as ``float()`` reads them.
 
     Plain decimals of at most 15 digits (``-12.375``), nearly every score in
     a run, are read with array arithmetic: their digits form an integer
     below 2**53 and the power of ten is exact, so one division rounds
     correctly, as a correctly rounded parser does. The others (exponents,
-    ``inf``, long mantissas) go through numpy's parser.
+    ``inf``, long mantissas) go through numpy's cast, which calls
+    ``float()``. The counters are 8-bit: tokens of at most NUMBER_WIDTH
+    bytes cannot make them wrap around.
     """
+    if not len(values):
+        return np.empty(0)
     columns = np.ascontiguousarray(values.view(np.uint8).reshape(len(values), -1).T)  # one row per place
     mantissa = np.zeros(len(values), dtype=np.int64)
     n_digits = np.zeros(len(values), dtype=np.int8)
@@ -407,18 +592,13 @@ def parse_decimals(values):
     return numbers
 
 
-def to_numbers(values, dtype, name, lines, field):
-    """Byte-string tokens as numbers, naming the file and line of the first that is not one."""
-    try:
-        return parse_decimals(values) if dtype is np.float64 else values.astype(dtype)
-    except ValueError:
-        expected = "a number" if dtype is np.float64 else "an integer"
-        for row, value in enumerate(values):
-            try:
-                float(value) if dtype is np.float64 else int(value)
-            except ValueError:
-                raise ValueError(
-                    f"{name}, line {lines[row]}: the {field} column must be {expected}; "
-                    f"got {value.decode('utf-8', 'replace')!r}."
-                ) from None
-        raise
+def last_data_line(data):
+    """The tokens of the last line of ``data`` that is neither blank nor a comment ([] when none is)."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        tokens = data[start:end].split()
+        if tokens and not tokens[0].startswith(b"#"):
+            return tokens
+        end = start
+    return []
