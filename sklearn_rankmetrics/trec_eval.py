@@ -91,7 +91,8 @@ def requested(specs):
 
 
 def format_value(measure, value):
-    if measure is not None and measure.summary in ("sum", "count"):
+    """A value as trec_eval prints it: counts as integers (an expected count, under averaged ties, as a mean)."""
+    if measure is not None and measure.summary in ("sum", "count") and float(value).is_integer():
         return str(int(value))
     if measure is not None and measure.summary == "none":
         return f"'{value}'"

@@ -22,7 +22,8 @@ from sklearn_rankmetrics import (
     recall_at_k_score,
 )
 from sklearn_rankmetrics.trec import Qrels, Run, evaluate_run, read_qrels, read_run
-from sklearn_rankmetrics.trec_eval import main
+from sklearn_rankmetrics.trec._measures import MEASURES
+from sklearn_rankmetrics.trec_eval import format_value, main
 
 # Every measure pytrec_eval computes per query, except relstring (a string, checked apart).
 PYTREC_MEASURES = {
@@ -348,6 +349,24 @@ def test_rank_biased_precision_by_hand_with_residual():
     assert residual == pytest.approx(0.5**4 + 0.5 * 0.5)
 
 
+@pytest.mark.parametrize("k", [None, 2, 3, 5])
+def test_rbp_residual_averages_tied_scores_over_their_orderings(k):
+    # The residual weighed each unjudged document of a tie block by its input row's rank.
+    y_true = np.array([1, 0, 0, 1, 0, 0])
+    y_score = np.array([3.0, 2.0, 2.0, 2.0, 1.0, 1.0])
+    judged = np.array([True, False, True, True, False, True])
+    options = {"p": 0.5, "k": k, "return_residual": True}
+    blocks = [np.flatnonzero(y_score == score) for score in (3.0, 2.0, 1.0)]
+    residuals = []
+    for ordering in itertools.product(*(itertools.permutations(block) for block in blocks)):
+        rows = np.concatenate(ordering)
+        distinct = np.arange(len(rows), 0, -1.0)  # the rows in this order, no tie left
+        residuals.append(rank_biased_precision_score(y_true[rows], distinct, judged=judged[rows], **options)[1])
+    for rows in (np.arange(6), np.arange(6)[::-1]):  # whatever the input order of the tied rows
+        residual = rank_biased_precision_score(y_true[rows], y_score[rows], judged=judged[rows], **options)[1]
+        assert residual == pytest.approx(np.mean(residuals), rel=1e-12)
+
+
 def test_relstring_shows_the_judgements_of_the_top_documents(tmp_path, capsys):
     qrels = {"q": {"a": 2, "b": 0, "c": -1, "d": 12}}
     run = {"q": {"a": 5.0, "x": 4.0, "c": 3.0, "b": 2.0, "d": 1.0}}
@@ -434,13 +453,26 @@ def test_max_depth_cuts_after_the_tie_policy(ties, expected, relevant_first):
     run = {"q": {"top": 2.0, **tied}}
     # The tie sits at ranks 2 and 3; max_depth=3 keeps both, then the policy orders them.
     assert evaluate_run(qrels, run, ["P.2"], ties=ties, max_depth=3) == {"P_2": pytest.approx(expected / 2)}
-    run = {"q": tied}
-    if ties == "average":
-        # Cutting at 1 would keep one of two tied documents, which averaging leaves open.
-        with pytest.raises(ValueError, match="max_depth=1 cuts through a block of tied scores"):
-            evaluate_run(qrels, run, ["P.1"], ties=ties, max_depth=1)
-    else:
-        assert evaluate_run(qrels, run, ["P.1", "num_ret"], ties=ties, max_depth=1) == {"P_1": expected, "num_ret": 1}
+    # The tie straddles the depth: P@1 is 0.5 / 0 / 1 whatever the row order (issue 24, item 2).
+    result = evaluate_run(qrels, {"q": tied}, ["P.1", "num_ret", "num_rel_ret"], ties=ties, max_depth=1)
+    assert result == {"P_1": expected, "num_ret": 1, "num_rel_ret": expected}
+
+
+def test_expected_counts_are_reported_as_fractions_and_printed_as_means():
+    # Two queries, each a tie of a relevant and a non-relevant document cut at depth 1: half a document each.
+    qrels = {"q1": {"r": 1, "n": 0}, "q2": {"r": 1, "n": 0}}
+    run = {"q1": {"r": 1.0, "n": 1.0}, "q2": {"r": 1.0, "n": 1.0, "x": 0.5}}
+    counts = ["num_ret", "num_rel_ret", "num_nonrel_judged_ret"]
+    assert evaluate_run(qrels, run, counts, ties="average", max_depth=1) == {
+        "num_ret": 2,
+        "num_rel_ret": 1,
+        "num_nonrel_judged_ret": 1,
+    }
+    per_query = evaluate_run(qrels, {"q1": run["q1"]}, counts, ties="average", max_depth=1, average=False)
+    assert per_query["num_rel_ret"].tolist() == [0.5]
+    assert evaluate_run(qrels, {"q1": run["q1"]}, counts, ties="average", max_depth=1)["num_rel_ret"] == 0.5
+    assert format_value(MEASURES["num_rel_ret"], 0.5) == "0.5000"
+    assert format_value(MEASURES["num_rel_ret"], 3.0) == "3"
 
 
 def test_ties_average_averages_every_measure_over_the_orderings():

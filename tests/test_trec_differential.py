@@ -10,7 +10,9 @@ defines it:
   with distinct scores in that order; ``ties="average"`` is the mean over
   every ordering of the tied documents;
 - max_depth (-M): the top max_depth of that order are kept (trec_eval cuts
-  after sorting);
+  after sorting), and with ``ties="average"`` of each ordering, so that a
+  tie block cut by max_depth averages the rankings cut in every order (then
+  judged_only removes the unjudged documents, as trec_eval does);
 - complete (-c): a query of the qrels that the run lacks gets trec_eval's
   bogus ranking, one document outside the qrels, and then num_ret and
   utility 0, as trec_eval 10 cleans them up; so does a query that a run
@@ -37,6 +39,7 @@ from hypothesis import strategies as st
 from test_trec import PYTREC_MEASURES, same_cutoffs
 
 from sklearn_rankmetrics.trec import Run, evaluate_run
+from sklearn_rankmetrics.trec._measures import MEASURES
 
 # Measures defined on one ordering: ties="average" refuses them.
 STRICT = {"infAP", "G", "ndcg_rel", "Rndcg", "binG", "iprec_at_recall", "11pt_avg"}
@@ -194,16 +197,6 @@ def reference(case, measures):
     return per_query
 
 
-def straddles(case):
-    """Whether max_depth cuts a block of tied scores in some evaluated query (ties="average" refuses it)."""
-    depth = case["max_depth"]
-    for query, documents in case["run"].items():
-        scores = sorted(documents.values(), reverse=True)
-        if query in case["qrels"] and depth and len(scores) > depth and scores[depth - 1] == scores[depth]:
-            return True
-    return False
-
-
 def check_against_pytrec_eval(case):
     measures = sorted(PYTREC_MEASURES - STRICT if case["ties"] == "average" else PYTREC_MEASURES)
     run = {q: dict(docs) for q, docs in case["run"].items()}
@@ -240,11 +233,6 @@ def check_against_pytrec_eval(case):
     if not evaluated:
         event("no query evaluated")
         with pytest.raises(ValueError, match="No queries with both results and relevance info"):
-            evaluate(measures)
-        return
-    if case["ties"] == "average" and straddles({**case, "run": run}):
-        event("average cut through ties refused")
-        with pytest.raises(ValueError, match="cuts through a block of tied scores"):
             evaluate(measures)
         return
     event(f"compared: ties={case['ties']}, max_depth={case['max_depth'] is not None}, level={case['level']}")
@@ -289,3 +277,63 @@ def test_evaluate_run_matches_pytrec_eval_with_non_utf8_ids_from_files(case):
 @given(case=collections(ids="latin-1"))
 def test_evaluate_run_matches_pytrec_eval_with_non_ascii_ids(case):
     check_against_pytrec_eval(case)
+
+
+# ---- ties="average" with a max_depth that cuts a tie block: the mean over orderings of the cut ranking ---------
+
+# Every measure that averages ties, with cutoffs around the depth, and the library's names.
+AVERAGED = [
+    *(name for name in MEASURES if name not in STRICT | {"runid", "relstring"}),
+    *("P.1,2,3,5", "recall.1,2,3", "ndcg_cut.1,2,3,5", "map_cut.1,2,3,5", "success.1,2,3", "relative_P.1,3"),
+    *("unj.1,2,3", "Rprec_mult.0.5,1,2", "set_F.0.5", "rbp.p=0.5", "rbp_resid.p=0.5", "ndcg.1=3,2=1"),
+    *("nDCG@2", "nDCG", "AP", "AP@2", "AP@2(denominator='capped')", "RR", "RR@2", "P@2", "P", "R@2"),
+    *("R@2(denominator='capped')", "Success@2", "rprec", "bpref", "err@2", "err", "dcg@2", "cg@3", "f1@2"),
+    *("rbp(p=0.5)", "ndcg_exp@3"),
+]
+
+
+@st.composite
+def cut_ties(draw):
+    """A collection whose run ties often (scores 0, 1, 2), a max_depth, a level and judged_only."""
+    qrels, run = {}, {}
+    for query in ("q0", "q1"):
+        documents = draw(
+            st.lists(st.sampled_from(["a", "b", "c", "d", "e", "x", "y"]), min_size=1, max_size=5, unique=True)
+        )
+        run[query] = {doc: float(draw(st.integers(0, 2))) for doc in documents}
+        judged = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "u", "v"]), min_size=1, max_size=5, unique=True))
+        qrels[query] = {doc: draw(st.sampled_from([-1, 0, 1, 2, 3])) for doc in judged}
+    options = {
+        "max_depth": draw(st.integers(1, 4)),
+        "relevance_level": draw(st.integers(0, 3)),
+        "judged_only": draw(st.booleans()),
+    }
+    return qrels, run, options
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=cut_ties())
+def test_average_with_a_cut_tie_block_is_the_mean_over_orderings_of_the_cut_ranking(case):
+    """Issue 24, item 2: each measure, per query, against its mean over every ordering of the query's tie blocks,
+    each cut at max_depth (and then judged_only) and evaluated in that order (ties="stable")."""
+    qrels, run, options = case
+    depth = options["max_depth"]
+    cut = any(len(s) > depth and s[depth - 1] == s[depth] for s in (sorted(d.values())[::-1] for d in run.values()))
+    event(f"a tie block cut: {cut}, judged_only: {options['judged_only']}")
+    ours = evaluate_run(qrels, run, AVERAGED, ties="average", average=False, **options)
+    for row, query in enumerate(ours["qid"]):
+        ranked = in_policy_order(qrels, query, run[query], "stable")
+        totals, count = {}, 0
+        for ordering in orderings(ranked):
+            one = {**run, query: {doc: float(len(ordering) - i) for i, (doc, _) in enumerate(ordering)}}
+            values = evaluate_run(qrels, one, AVERAGED, ties="stable", average=False, **options)
+            at = list(values["qid"]).index(query)
+            for name, per_query in values.items():
+                if name != "qid":
+                    totals[name] = totals.get(name, 0.0) + float(per_query[at])
+            count += 1
+        means = {name: total / count for name, total in totals.items()}
+        for name in ("map", "bpref"):  # the geometric means take the log of each query's (averaged) value
+            means[f"gm_{name}"] = math.log(max(means[name], 1e-5))
+        for name, mean in means.items():
+            assert ours[name][row] == pytest.approx(mean, rel=1e-12, abs=1e-12), (query, name)

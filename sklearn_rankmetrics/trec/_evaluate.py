@@ -5,14 +5,16 @@ import inspect
 import numbers
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from .._cascade import hypergeometric_laws
 from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
 from .._registry import is_metric_name, shared_kernel
 from .._validation import TIES, check_flag, check_option
 from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
-from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
+from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
 class InputError(ValueError):
@@ -248,10 +250,24 @@ def shown(value):
 
 
 @dataclass
-class Evaluation:
-    """The judged rankings of the evaluated queries and the ids of the queries."""
+class Part:
+    """The judged rankings of some of the ranked queries, and the weight of their values in each query's."""
 
     judged: JudgedRanking
+    queries: np.ndarray | None = None  # their places among the ranked queries; None: all, in order
+    weights: np.ndarray | None = None  # None: 1
+
+
+@dataclass
+class Evaluation:
+    """The judged rankings of the evaluated queries, in parts, and the ids of the queries.
+
+    Each ranked query's value is the weighted sum of its values in the
+    parts: one part of weight 1 but for a mixture over the depths of a
+    judged ranking (:func:`judged_depth_laws`).
+    """
+
+    parts: list
     query_ids: np.ndarray  # of the ranked queries, sorted
     missing_ids: np.ndarray  # qrels queries without any row to rank (complete=True), scored 0, sorted
 
@@ -308,10 +324,13 @@ def join(
 
     names = (vocabulary, qrels.doc_id)
     raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
-    order, retrieved_code = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth, queries=vocabulary)
+    order, retrieved_code, depth = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth)
     raw, qrels_row = raw[order], qrels_row[order]
     check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
+    laws = None
     if judged_only:
+        if depth is not None:
+            laws = judged_depth_laws(retrieved_code, raw, score[order], depth)
         kept = raw >= 0
         order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
     # Judged documents not retrieved (or cut by max_depth) rank last, after each query's retrieved ones;
@@ -325,25 +344,93 @@ def join(
     codes = np.insert(retrieved_code, places, qrels_code[extra])
     raw = np.insert(raw, places, qrels.relevance[extra])
     retrieved = np.insert(np.ones(len(order), dtype=bool), places, False)
-    query_starts = np.flatnonzero(differs_from_previous(codes))
-    block_starts = None
+    is_query_start = differs_from_previous(codes)
+    block_changes = np.ones(len(codes), dtype=bool)  # a block per row: the order is the ranking's
     if ties == "average":
         # Blocks of equal scores; the rows not retrieved form one more block, below a retrieved score of -inf.
         scores = np.insert(np.maximum(score[order], np.finfo(np.float64).min), places, -np.inf)
-        changes = differs_from_previous(scores)
-        changes[query_starts] = True
-        block_starts = None if changes.all() else np.flatnonzero(changes)
-    labels = np.maximum(raw, 0).astype(np.float64)
-    ranking = Ranking(labels, query_starts, block_starts, retrieved=None if retrieved.all() else retrieved)
+        block_changes = differs_from_previous(scores) | is_query_start
+    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs)
+    ranked_codes = codes[is_query_start]
+    parts = [Part(rows.judged_ranking(depth=depth))] if laws is None else rows.mixture(ranked_codes, *laws)
     ranked_query = np.zeros(len(vocabulary), dtype=bool)
-    ranked_query[codes[query_starts]] = True
+    ranked_query[ranked_codes] = True
     # An evaluated query whose judgements are all negative, with no row retrieved, has no row at all: it scores 0.
     missing = np.flatnonzero(evaluated & ~ranked_query)
-    judged_ranking = JudgedRanking(ranking, raw, relevance_level, num_docs)
-    return Evaluation(judged_ranking, vocabulary[ranked_query], vocabulary[missing])
+    return Evaluation(parts, vocabulary[ranked_query], vocabulary[missing])
 
 
-def ranked(code, score, doc, raw, *, ties, max_depth, queries):
+@dataclass
+class Rows:
+    """The rows of the evaluated queries in rank order (retrieved ones first), which their judged rankings take.
+
+    ``block_changes`` marks the first row of each block of tied scores (of
+    each query, without averaging).
+    """
+
+    codes: np.ndarray
+    raw: np.ndarray
+    retrieved: np.ndarray
+    block_changes: np.ndarray
+    level: int
+    num_docs: int
+
+    def judged_ranking(self, rows=slice(None), *, depth=None):
+        """The JudgedRanking of some ``rows`` (whole queries), with only their top ``depth`` retrieved.
+
+        The blocks of tied scores wholly below the depth are not retrieved;
+        one that straddles it is, and the ranking's depth limits what counts
+        (:class:`~sklearn_rankmetrics._grouping.Ranking`).
+        """
+        codes, raw, retrieved, changes = (
+            values[rows] for values in (self.codes, self.raw, self.retrieved, self.block_changes)
+        )
+        is_query_start = differs_from_previous(codes)
+        if depth is not None:
+            positions = positions_in_segments(np.flatnonzero(is_query_start), len(codes))
+            block_first = positions[np.maximum.accumulate(np.where(changes, np.arange(len(codes)), 0))]
+            retrieved = retrieved & (block_first < depth)
+            if not (retrieved & (positions >= depth)).any():
+                depth = None
+            # The rows not retrieved form one block, the last of their query.
+            after_retrieved = np.concatenate(([True], retrieved[:-1])) | is_query_start
+            changes = (changes & retrieved) | (~retrieved & after_retrieved)
+        query_starts = np.flatnonzero(is_query_start)
+        block_starts = None if changes.all() else np.flatnonzero(changes)
+        labels = np.maximum(raw, 0).astype(np.float64)
+        retrieved = None if retrieved.all() else retrieved
+        ranking = Ranking(labels, query_starts, block_starts, retrieved=retrieved, depth=depth)
+        ranking.top_label = self.top_label  # that of every query: ERR scales its gains by it
+        return JudgedRanking(ranking, raw, self.level, self.num_docs)
+
+    @cached_property
+    def top_label(self):
+        return np.float64(np.max(self.raw, initial=0))
+
+    def mixture(self, ranked_codes, law_codes, law_depths, law_weights):
+        """The parts of judged rankings whose depths follow laws: one part per depth, of the queries it may be.
+
+        ``law_codes`` names the queries with a law, each value of which is a
+        depth and its chance; the other queries make one more part, without
+        a depth.
+        """
+        ranked = np.isin(law_codes, ranked_codes)  # -J may leave a query no row: it scores as a missing one
+        law_codes, law_depths, law_weights = law_codes[ranked], law_depths[ranked], law_weights[ranked]
+        fixed = ~np.isin(self.codes, law_codes)
+        parts = []
+        if fixed.any():
+            parts.append(Part(self.judged_ranking(fixed), np.flatnonzero(~np.isin(ranked_codes, law_codes))))
+        for depth in np.unique(law_depths):
+            at = law_depths == depth
+            codes, weights = law_codes[at], law_weights[at]
+            rows = np.isin(self.codes, codes)
+            parts.append(
+                Part(self.judged_ranking(rows, depth=int(depth)), np.searchsorted(ranked_codes, codes), weights)
+            )
+        return parts or [Part(self.judged_ranking())]  # no query left a row
+
+
+def ranked(code, score, doc, raw, *, ties, max_depth):
     """The retrieved rows in rank order, cut at ``max_depth``: the one tie-and-depth step of every evaluation.
 
     ``ties=None`` is trec_eval's order (descending score, then descending
@@ -352,38 +439,62 @@ def ranked(code, score, doc, raw, *, ties, max_depth, queries):
     ``"pessimistic"`` and ``"optimistic"`` put the lowest (highest) judgement
     first, -2 (pooled, unjudged) and -1 (not in the qrels) below 0. The cut
     comes after: it takes the top ``max_depth`` of that order, as trec_eval's
-    -M does. Returns the order of the rows and their query codes (``queries``
-    names them in an error).
+    -M does; with ``"average"``, a block of tied scores that straddles
+    ``max_depth`` is kept whole, and the depth returned (else None) limits
+    what counts as retrieved, in every ordering of the block. Returns the
+    order of the rows, their query codes and that depth.
     """
     if not len(code):  # an empty run, or none of its queries judged: nothing to order
-        return np.zeros(0, dtype=np.intp), code
+        return np.zeros(0, dtype=np.intp), code, None
     if ties is None:
         order, sorted_code = trec_order(code, score, doc)
     else:
         policy = "stable" if ties == "average" else ties
         order, sorted_code, _ = rank_order(code, score, ties=policy, y_true=raw)
     if max_depth is None:
-        return order, sorted_code
+        return order, sorted_code, None
     position = positions_in_segments(np.flatnonzero(differs_from_previous(sorted_code)), len(order))
-    if ties == "average":
-        refuse_straddling_ties(order, sorted_code, score, position, max_depth, queries)
     shallow = position < max_depth
-    return order[shallow], sorted_code[shallow]
+    depth = None
+    if ties == "average":
+        # The rows past the depth that tie with the last row above it (row `edge` of their query).
+        deep = np.flatnonzero(~shallow)
+        edge = deep - position[deep] + max_depth - 1
+        tied = deep[score[order[deep]] == score[order[edge]]]
+        if len(tied):
+            shallow[tied], depth = True, max_depth
+    return order[shallow], sorted_code[shallow], depth
 
 
-def refuse_straddling_ties(order, sorted_code, score, position, max_depth, vocabulary):
-    """Refuse a block of tied scores cut by ``max_depth``: averaging leaves open which of its documents count."""
-    below = np.flatnonzero(position == max_depth)  # the first row past the cut in each longer query
-    straddling = below[score[order[below]] == score[order[below - 1]]]
-    if len(straddling):
-        row = straddling[0]
-        raise ValueError(
-            f"with ties='average', max_depth={max_depth} cuts through a block of tied scores (query "
-            f"{shown(vocabulary[sorted_code[row]])}: the documents ranked {max_depth} and {max_depth + 1} both "
-            f"score {score[order[row]]!r}), so which of them are retrieved depends on an order that averaging "
-            "leaves open. Pass ties='pessimistic' or 'optimistic' for the bounds, 'stable' for the input order, "
-            "or None for trec_eval's order (by document id)."
-        )
+def judged_depth_laws(code, raw, score, depth):
+    """With judged_only, the law of the depth of each query's judged ranking where ``depth`` cuts a tie block.
+
+    trec_eval's -J removes the unjudged documents after the cut, which moves
+    the judged ones up: a query whose rows (in rank order: ``code``, ``raw``,
+    ``score``) run past the depth keeps its a' judged ones above its last
+    block, of m rows with j judged, and the judged ones among that block's
+    v places above the depth: a hypergeometric number T (m rows, j marked, v
+    drawn). Its judged ranking has depth a' + T, which averaging over the
+    block's orderings takes with T's chances (the judged rows of the block
+    fill those places in every order alike).
+
+    Returns the query codes, the depths and their chances, one per value.
+    """
+    starts = np.flatnonzero(differs_from_previous(code))
+    ends = np.append(starts[1:], len(code))
+    cut = ends - starts > depth
+    starts, ends = starts[cut], ends[cut]
+    run_starts = np.flatnonzero(differs_from_previous(score) | differs_from_previous(code))
+    block = run_starts[np.searchsorted(run_starts, ends, "left") - 1]  # each cut query's last block
+    judged_before = np.concatenate(([0], np.cumsum(raw >= 0)))
+    above, in_block = judged_before[block] - judged_before[starts], judged_before[ends] - judged_before[block]
+    queries, depths, chances = [], [], []
+    for members, count, law in hypergeometric_laws(ends - block, in_block, depth - (block - starts), together=True):
+        kept = law > 0
+        queries.append(np.broadcast_to(code[starts[members], None], law.shape)[kept])
+        depths.append((above[members, None] + count)[kept])
+        chances.append(law[kept])
+    return np.concatenate(queries), np.concatenate(depths), np.concatenate(chances)
 
 
 def trec_order(code, score, doc):
@@ -578,6 +689,30 @@ def measure_values(judged, base, params):
     return list(zip(names, measure.compute(judged, values), strict=True))
 
 
+def evaluation_values(evaluation, base, params):
+    """:func:`measure_values` of the ranked queries: each query's values weighted over the parts it is in."""
+    summary = MEASURES[base].summary if base in MEASURES else None
+    first = evaluation.parts[0]
+    if first.queries is None:  # one part, of weight 1
+        pairs = measure_values(first.judged, base, params)
+    elif summary == "none":
+        raise ValueError(
+            f"{base} is defined on one ordering of the documents; with ties='average', judged_only and a "
+            "max_depth that cuts a tie block it is not available (its strings have no mean)."
+        )
+    else:
+        pairs = None
+        for part in evaluation.parts:
+            values_of_part = measure_values(part.judged, base, params)
+            if pairs is None:
+                pairs = [(name, np.zeros(len(evaluation.query_ids))) for name, _ in values_of_part]
+            for (_, total), (_, values) in zip(pairs, values_of_part, strict=True):
+                total[part.queries] += values if part.weights is None else part.weights * values
+    if summary == "gm":  # the floored log of each query's value (of its mean over orderings), as pytrec_eval reports
+        pairs = [(name, np.log(np.maximum(values, MIN_GEO_MEAN))) for name, values in pairs]
+    return pairs
+
+
 # What the evaluation sets for every library metric it computes, for the message that refuses it in a name.
 SET_BY_THE_EVALUATION = {
     "ties": "evaluate_run sets for every measure: pass ties= to evaluate_run",
@@ -674,8 +809,9 @@ def summarize(measure, values, n_queries):
         return float(np.exp(np.sum(values) / n_queries)) if n_queries else 0.0
     if measure.summary == "count":
         return n_queries
-    if measure.summary == "sum":
-        return int(np.sum(values))
+    if measure.summary == "sum":  # a count: whole, but where a mean over the orderings of a tie block is not
+        total = float(np.sum(values))
+        return int(total) if total.is_integer() else total
     return float(np.sum(values) / n_queries) if n_queries else 0.0
 
 
@@ -730,17 +866,28 @@ def evaluate_run(
     max_depth : int, default=None
         Only the top ``max_depth`` documents of each query count as retrieved
         (trec_eval ``-M``), taken in the order of ``ties``: trec_eval's, or
-        the tie policy's. With ``ties="average"``, a cut through a block of
-        tied scores is an error: which of its documents are retrieved is left
-        open. None: all.
+        the tie policy's. With ``ties="average"``, a block of tied scores
+        that straddles the depth fills the places above it with some of its
+        documents, and each measure is its exact mean, over the orderings of
+        the block, on the ranking cut at ``max_depth`` (P@1 of a tie between
+        a relevant and a non-relevant document is 0.5); counts of retrieved
+        documents (``num_rel_ret``, ``num_nonrel_judged_ret``) are then
+        expected counts, which can be fractions; ``gm_map`` and ``gm_bpref``
+        take the log of each query's mean. None: all.
     judged_only : bool, default=False
-        Remove the unjudged documents from each ranking first (trec_eval ``-J``).
+        Remove the unjudged documents from each ranking (trec_eval ``-J``),
+        after the cut at ``max_depth``, as trec_eval does. With
+        ``ties="average"`` and a tie block cut by ``max_depth``, the number of
+        judged documents above the depth depends on the block's order too:
+        the mean also runs over its (hypergeometric) law.
     ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
         None: trec_eval's order, by descending score and then descending
         document id (the rank column is ignored). Otherwise the library's
         policy for equal scores: ``"average"``, the exact mean over their
-        orderings (the measures defined on one ordering, such as ``infAP``,
-        ``iprec_at_recall`` and ``relstring``, refuse it); ``"pessimistic"``
+        orderings (the measures defined on one ordering, ``infAP``,
+        ``iprec_at_recall``, ``11pt_avg``, ``relstring``, ``binG``, ``G``,
+        ``ndcg_rel`` and ``Rndcg``, refuse it where scores tie, a cut at
+        ``max_depth`` or not); ``"pessimistic"``
         and ``"optimistic"``, the lowest and the highest judgement first (a
         document judged negatively, then one absent from the qrels, below a
         judgement of 0); ``"stable"``, the input order.
@@ -848,7 +995,7 @@ def query_table(evaluation, requests):
     table = []
     for base, params in requests:
         measure = MEASURES.get(base)
-        pairs = measure_values(evaluation.judged, base, params)
+        pairs = evaluation_values(evaluation, base, params)
         table.append(
             (base, measure, [(name, with_missing(evaluation, measure, values)[order]) for name, values in pairs])
         )

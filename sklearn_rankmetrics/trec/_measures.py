@@ -13,9 +13,9 @@ from functools import cached_property
 import numpy as np
 
 from .._cascade import _reciprocal_rank
-from .._dcg import _dcg, _ndcg
+from .._dcg import _ndcg
 from .._grouping import rank_order, segment_accumulate
-from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision
+from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
 from .._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
 
 # trec_eval's floor for the geometric means: log(0) would be -inf.
@@ -37,6 +37,11 @@ class JudgedRanking:
     judgements as labels (the gains); ``raw`` holds, in the same order, each
     row's judgement, or trec_eval's codes -1 (not in the qrels) and -2 (in
     the qrels with a negative judgement: pooled but unjudged).
+
+    With averaged ties, a ranking whose depth cuts a tie block (``max_depth``)
+    gives each measure its mean over the orderings of the block: the counts
+    of retrieved documents of a kind (``num_rel_ret``) are then expected
+    counts, which need not be whole numbers.
     """
 
     ranking: object
@@ -79,7 +84,24 @@ class JudgedRanking:
 
     @cached_property
     def num_rel_ret(self):
-        return self.ranking.query_count(self.relevant.mask).astype(np.float64)
+        return self.retrieved_count(self.relevant.per_block)
+
+    @cached_property
+    def num_rel_ret_variance(self):
+        """The variance of num_rel_ret over the orderings of a tie block cut by the depth (0 for the others).
+
+        The v places above the depth of a block of m rows, r of them
+        relevant, hold a hypergeometric number of relevant ones.
+        """
+        ranking = self.ranking
+        if ranking.depth is None or not ranking.has_ties:
+            return np.zeros(ranking.n_queries)
+        m, v, r = ranking.block_sizes.astype(np.float64), ranking.visible(None), self.relevant.per_block
+        return ranking.query_total(v * r * (m - r) * (m - v) / (m**2 * np.maximum(m - 1.0, 1.0)))
+
+    def retrieved_count(self, in_block):
+        """The number of retrieved rows counted by ``in_block`` (rows per block): expected, where the depth cuts."""
+        return hits(self.ranking, in_block, None)
 
     def values(self, kernel, **options):
         """A kernel's per-query values (rows of them) on the graded ranking, 0 where undefined (trec_eval's way)."""
@@ -107,7 +129,9 @@ class Measure:
     (integers, one value each: ``P_5``), ``"levels"`` (floats, one value
     each: ``iprec_at_recall_0.10``), ``"numbers"`` (floats that change one
     value: ``set_F``) or ``"pairs"`` (``name=value``: ``rbp.p=0.8``).
-    ``summary`` is ``"mean"``, ``"gm"`` (geometric mean), ``"sum"`` (printed as
+    ``summary`` is ``"mean"``, ``"gm"`` (geometric mean: the evaluation
+    reports the floored log of each query's value, as pytrec_eval does, and
+    the exponential of their mean), ``"sum"`` (printed as
     an integer), ``"count"`` (the number of queries) or ``"none"`` (per query
     only: relstring's strings). ``per_query``: whether
     ``-q`` prints it for each query.
@@ -126,11 +150,6 @@ class Measure:
 
 
 # Per-measure computations: (judged ranking, parameters) -> list of per-query arrays (one per value).
-
-
-def geometric(function):
-    """Per-query values for a geometric mean: the log of each, floored (pytrec_eval reports these)."""
-    return lambda judged, _: [np.log(np.maximum(function(judged), MIN_GEO_MEAN))]
 
 
 def single(function):
@@ -193,16 +212,17 @@ def rbp(judged, pairs):
 def rbp_resid(judged, pairs):
     """RBP's residual: the weight past the list, p ** num_ret, plus (1 - p) p ** i at each unjudged rank i + 1.
 
-    The weights of the unjudged documents are a DCG with discount p ** i,
-    which averages tied scores exactly.
+    As :func:`~sklearn_rankmetrics._ir_measures.rbp_residual` computes it,
+    but 0 when every retrieved document is judged (trec_eval): the weight
+    past the list counts with the chance that some unjudged document is
+    retrieved, 0 or 1 but where the depth cuts a tie block.
     """
     p = persistence(pairs)
-    unjudged_retrieved = judged.retrieved & ~judged.judged
-    indicator = judged.ranking.with_labels(unjudged_retrieved.astype(np.float64))
-    weights, _ = _dcg(indicator, discount=lambda ranks: p ** (ranks - 1.0))
-    residual = p**judged.num_ret + (1.0 - p) * weights
-    # trec_eval: 0 when every retrieved document is judged.
-    return [np.where(judged.ranking.query_count(unjudged_retrieved) > 0, residual, 0.0)]
+    ranking = judged.ranking
+    residual = rbp_residual(ranking, p=p, judged=judged.judged)
+    unjudged = ranking.with_labels((judged.retrieved & ~judged.judged).astype(np.float64))
+    some_unjudged, _ = _hit_rate(unjudged)
+    return [residual - p**judged.num_ret * (1.0 - some_unjudged)]
 
 
 def unjudged(judged, k):
@@ -390,9 +410,14 @@ def strict_order(ranking, name):
 
 
 def num_nonrel_judged_ret(judged):
-    ranking = judged.ranking
-    retrieved = judged.retrieved
-    return ranking.query_count(retrieved & judged.judged) - judged.num_rel_ret
+    judged_retrieved = judged.ranking.per_block((judged.retrieved & judged.judged).astype(np.float64))
+    return judged.retrieved_count(judged_retrieved) - judged.num_rel_ret
+
+
+def set_map(judged):
+    """num_rel_ret ** 2 / (num_ret num_rel): its mean over orderings takes num_rel_ret's variance too."""
+    square = judged.num_rel_ret**2 + judged.num_rel_ret_variance
+    return divide(square, judged.num_ret * judged.num_rel)
 
 
 #: trec_eval's measures by name, in trec_eval's order of output: each a ``Measure`` that computes
@@ -406,7 +431,7 @@ MEASURES = {
     "num_rel_ret": Measure(single(lambda judged: judged.num_rel_ret), summary="sum"),
     "map": Measure(single(lambda judged: judged.binary_values(_average_precision))),
     "gm_map": Measure(
-        geometric(lambda judged: judged.binary_values(_average_precision)),
+        single(lambda judged: judged.binary_values(_average_precision)),
         summary="gm",
         per_query=False,
     ),
@@ -427,7 +452,7 @@ MEASURES = {
     ),
     "infAP": Measure(single(inferred_average_precision)),
     "gm_bpref": Measure(
-        geometric(lambda judged: judged.binary_values(_bpref, judged=judged.judged)),
+        single(lambda judged: judged.binary_values(_bpref, judged=judged.judged)),
         summary="gm",
         per_query=False,
     ),
@@ -456,7 +481,7 @@ MEASURES = {
         single(lambda judged: divide(judged.num_rel_ret, np.minimum(judged.num_ret, judged.num_rel)))
     ),
     "set_recall": Measure(single(lambda judged: divide(judged.num_rel_ret, judged.num_rel))),
-    "set_map": Measure(single(lambda judged: divide(judged.num_rel_ret**2, judged.num_ret * judged.num_rel))),
+    "set_map": Measure(single(set_map)),
     "set_F": Measure(set_f, "numbers", (1.0,)),
     "num_nonrel_judged_ret": Measure(single(num_nonrel_judged_ret), summary="sum"),
     "rbp": Measure(rbp, "pairs"),
