@@ -6,6 +6,9 @@ names, parameters and options (``-q -c -n -l -M -N -J -m``), computed by
 :func:`sklearn_rankmetrics.trec.evaluate_run`. Also installed as the
 ``rankmetrics-trec-eval`` command.
 
+Query ids and the run tag are written as the files' bytes, whatever they
+are and whatever the encoding of stdout, as trec_eval writes them.
+
 A bad file or option never shows a traceback: the command prints
 ``trec_eval: FILE: message`` (or ``trec_eval: message``) to stderr and
 exits with status 1.
@@ -18,7 +21,6 @@ from .trec._evaluate import (
     InputError,
     as_qrels,
     as_run,
-    as_text,
     check_relevance_level,
     join,
     parse_measure,
@@ -132,23 +134,47 @@ def lines(options):
         )
     except InputError as error:
         raise CommandError(about_file(getattr(options, error.source), error)) from error
-    query_ids, table = query_table(evaluation, requests)
-    query_ids = as_text(query_ids)
+    query_ids, table = query_table(evaluation, requests)  # as bytes
     output = []
     if options.q:
         for row, query in enumerate(query_ids):
             for _, measure, pairs in table:
                 if measure is None or measure.per_query:
-                    output += [f"{name:<22}\t{query}\t{format_value(measure, values[row])}" for name, values in pairs]
+                    output += [line(name, query, format_value(measure, values[row])) for name, values in pairs]
     if not options.n:
         for base, measure, pairs in table:
             if base == "runid":
-                output.append(f"{'runid':<22}\tall\t{run.name}")
+                output.append(line("runid", b"all", run.name))
             elif measure is None or measure.summary != "none":  # relstring: per query only
                 for name, values in pairs:
                     summary = summarize(measure, values, len(query_ids))
-                    output.append(f"{name:<22}\tall\t{format_value(measure, summary)}")
+                    output.append(line(name, b"all", format_value(measure, summary)))
     return output
+
+
+def line(name, query, value):
+    """An output line, as bytes: the query id (bytes) and any text from the files as the files' bytes."""
+    return b"\t".join(as_bytes(column) for column in (f"{name:<22}", query, value)) + b"\n"
+
+
+def as_bytes(value):
+    """Text as UTF-8 with its surrogate escapes back to the bytes they stand for (bytes stay)."""
+    return value if isinstance(value, bytes) else value.encode("utf-8", "surrogateescape")
+
+
+def write(output):
+    """Write bytes to stdout as they are, whatever its encoding: trec_eval prints the ids of the files so.
+
+    A text stream without bytes underneath (a StringIO) takes the text the
+    bytes stand for.
+    """
+    stream = sys.stdout
+    if hasattr(stream, "buffer"):
+        stream.flush()
+        stream.buffer.write(output)
+        stream.buffer.flush()
+    else:
+        stream.write(output.decode("utf-8", "surrogateescape"))
 
 
 def main(argv=None):
@@ -158,7 +184,7 @@ def main(argv=None):
     except (CommandError, *USER_ERRORS) as error:
         print(f"trec_eval: {error}", file=sys.stderr)
         return 1
-    sys.stdout.write("".join(line + "\n" for line in output))
+    write(b"".join(output))
     return 0
 
 

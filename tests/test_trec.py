@@ -5,6 +5,8 @@ import io
 import itertools
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -456,6 +458,31 @@ def test_max_depth_cuts_after_the_tie_policy(ties, expected, relevant_first):
     # The tie straddles the depth: P@1 is 0.5 / 0 / 1 whatever the row order (issue 24, item 2).
     result = evaluate_run(qrels, {"q": tied}, ["P.1", "num_ret", "num_rel_ret"], ties=ties, max_depth=1)
     assert result == {"P_1": expected, "num_ret": 1, "num_rel_ret": expected}
+
+
+def test_command_writes_ids_as_the_files_bytes_whatever_the_encoding_of_stdout(tmp_path, monkeypatch):
+    # A qid and a run tag that are not UTF-8 (Latin-1 "café"): printed as surrogate escapes, they raised
+    # UnicodeEncodeError where stdout encodes strictly (PYTHONIOENCODING=ascii, a pipe in the C locale).
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_bytes(b"caf\xe9 0 d1 1\nq2 0 d1 1\n")
+    run_path.write_bytes(b"caf\xe9 Q0 d1 1 2.0 r\xfcn\nq2 Q0 d2 1 1.0 r\xfcn\n")
+    expected = [
+        b"map                   \tcaf\xe9\t1.0000",
+        b"map                   \tq2\t0.0000",
+        b"runid                 \tall\tr\xfcn",
+        b"map                   \tall\t0.5000",
+    ]
+    arguments = ["-q", "-m", "map", "-m", "runid", str(qrels_path), str(run_path)]
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(arguments) == 0
+    assert stdout.buffer.getvalue().splitlines() == expected
+    monkeypatch.undo()
+    command = [sys.executable, "-m", "sklearn_rankmetrics.trec_eval", *arguments]
+    environment = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(Path(__file__).parents[1])}
+    finished = subprocess.run(command, capture_output=True, env=environment, check=False)
+    assert (finished.returncode, finished.stderr) == (0, b"")
+    assert finished.stdout.splitlines() == expected
 
 
 def test_expected_counts_are_reported_as_fractions_and_printed_as_means():
