@@ -5,7 +5,7 @@ import numpy as np
 from ._array_api import array_api_support
 from ._docs import fill_doc
 from ._grouping import NUMPY, evaluate, ratio
-from ._validation import check_option
+from ._validation import check_k, check_option
 
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")
@@ -117,7 +117,7 @@ def ideal_dcg(ranking, gain, weights, scale=1.0):
 
 
 def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, metric="DCG"):
-    k = ranking.cutoff(k)
+    ideal_k, k = check_k(k), ranking.cutoff(k)  # the ideal ranking is cut at k, not at the ranking's depth
     weights = rank_weights(discount, ranking.longest, k)
     gains = gain_values(ranking.labels, gain, ranking.ops)
     scale = sum_safe_scale(gain_values(ranking.top_label, gain), ranking.longest) if normalize else 1.0
@@ -134,7 +134,8 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
     if not normalize:
         check_no_overflow(dcg, metric, ranking.ops)
         return dcg, ranking.has_relevant()
-    return ratio(dcg, ideal_dcg(ranking, gain, weights, scale), ranking.ops)
+    ideal_weights = weights if ranking.depth is None else rank_weights(discount, ranking.longest, ideal_k)
+    return ratio(dcg, ideal_dcg(ranking, gain, ideal_weights, scale), ranking.ops)
 
 
 def plain_dcg(ranking, gains, weights, k):

@@ -704,15 +704,26 @@ class Ranking:
         rows of a query are tied (or ties are broken).
     query_weights : array of shape (n_queries,) or None
         Weight of each query in the mean.
+    depth : int or None
+        Only the rows ranked above ``depth`` count as retrieved (trec_eval's
+        ``-M``), the others as judged documents that were not: a tie block
+        that straddles ``depth`` has as many of its places retrieved as lie
+        above it, in every ordering, so that the metrics average exactly over
+        which of its rows fill them. Every cutoff stops there
+        (:meth:`cutoff`, :meth:`visible`), while the ideal ranking and the
+        number of relevant documents count every row. None: no limit.
     ops : NumpyOps or ArrayApiOps
         The array operations of the arrays' namespace (numpy by default).
     """
 
-    def __init__(self, labels, query_starts, block_starts=None, query_weights=None, retrieved=None, *, ops=None):
+    def __init__(
+        self, labels, query_starts, block_starts=None, query_weights=None, retrieved=None, *, depth=None, ops=None
+    ):
         self.ops = NUMPY if ops is None else ops
         self.xp = self.ops.xp
         self.judged_labels = labels
         self.retrieved = retrieved
+        self.depth = depth
         self.labels = self.shown(labels)
         self.query_starts = query_starts
         self.block_starts = block_starts
@@ -733,8 +744,9 @@ class Ranking:
 
     @cached_property
     def n_retrieved(self):
-        """Number of retrieved rows of each query."""
-        return self.query_sizes if self.retrieved is None else self.query_count(self.retrieved)
+        """Number of retrieved rows of each query (at most ``depth``)."""
+        n_retrieved = self.query_sizes if self.retrieved is None else self.query_count(self.retrieved)
+        return n_retrieved if self.depth is None else self.xp.minimum(n_retrieved, self.depth)
 
     @property
     def n_rows(self):
@@ -812,7 +824,9 @@ class Ranking:
         return self.ops.segment_sum(block_values, self.query_block_starts, within=within)
 
     def visible(self, cutoff):
-        """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query), as floats."""
+        """Number of rows of each block ranked above ``cutoff`` (None, a scalar or one per query) and ``depth``."""
+        if self.depth is not None:
+            cutoff = self.depth if cutoff is None else self.xp.minimum(cutoff, self.depth)
         if cutoff is None:
             return self.ops.as_float(self.block_sizes) if self.has_ties else self.ops.ones(self.n_rows)
         if getattr(cutoff, "ndim", 0) == 1:
@@ -847,8 +861,14 @@ class Ranking:
         return [self.query_of_block[blocks], *(np.asarray(values[blocks], dtype=np.float64) for values in columns)]
 
     def cutoff(self, k):
-        """The cutoff ``k`` checked, and no deeper than the longest query: deeper cutoffs cut nothing."""
+        """How deep a metric at cutoff ``k`` looks: ``k`` checked, no deeper than ``depth`` and the longest query.
+
+        None: the whole of every query. A metric that divides by ``k`` (P@k)
+        or cuts its ideal ranking at ``k`` (nDCG@k) takes ``k`` itself.
+        """
         k = check_k(k)
+        if self.depth is not None:
+            k = self.depth if k is None else min(k, self.depth)
         return k if k is None else min(k, self.longest)
 
     def top(self, k):
@@ -858,6 +878,7 @@ class Ranking:
         each query gets ``k`` places (a padded matrix, flattened): those past
         its last row take its first row at position ``k``, past the cutoff.
         """
+        k = self.cutoff(k)
         if k is None or k >= self.longest:
             return self.ops.arange(self.n_rows), self.query_starts, self.positions
         if self.ops.compacts:

@@ -8,6 +8,7 @@ skipped by bpref and make up the residual of RBP.
 import numpy as np
 
 from ._array_api import array_api_support
+from ._cascade import cutoff_probabilities
 from ._dcg import _dcg
 from ._docs import fill_doc
 from ._grouping import evaluate, judged_in_rank_order, rank_queries, ratio
@@ -41,7 +42,39 @@ def _bpref(ranking, *, relevance_threshold=1, judged=None):
     capped /= nonrelevant_in_block + 1
     scale = ops.as_float(ops.take(xp.minimum(n_nonrelevant, n_relevant), ranking.query_of_block))
     kept = 1.0 - ratio(capped, scale, ops)[0]
+    if ranking.depth is not None:
+        kept = kept_above_depth(ranking, kept, in_block, nonrelevant_in_block, above, limit, scale)
     return ratio(ranking.query_total(in_block * kept), n_relevant, ops)
+
+
+def kept_above_depth(ranking, kept, in_block, nonrelevant_in_block, above, limit, scale):
+    """bpref's mean term of a relevant document of each block, counting only the places above the depth.
+
+    In a block of m rows, s of them judged non-relevant, whose first v
+    places lie above the depth, a relevant document and those s take a
+    uniform (s + 1)-subset of the places, in which the document's rank is
+    uniform: it has x of them above it and a place above the depth with
+    chance P(Y > x) / (s + 1), Y hypergeometric (m places, s + 1 marked, v
+    drawn). A block wholly above keeps its mean term, one wholly below adds 0.
+    """
+    ops, xp = ranking.ops, ranking.xp
+    visible = ranking.visible(None)
+    sizes = ops.as_float(ranking.block_sizes) if ranking.has_ties else ops.ones(ranking.n_rows)
+    kept = xp.where(visible > 0, kept, 0.0)
+    cut = ops.flatnonzero((in_block > 0) & (visible > 0) & (visible < sizes))  # at most one block per query
+    if cut.shape[0] == 0:
+        return kept
+    m, s, v, c, limit, scale = (
+        ops.to_host(ops.take(values, cut)) for values in (sizes, nonrelevant_in_block, visible, above, limit, scale)
+    )
+    m, s, v = m.astype(np.int64), s.astype(np.int64), v.astype(np.int64)
+    x = np.arange(int(s.max()) + 1)
+    placed = cutoff_probabilities(m, s + 1, v, len(x))[:, 1:]  # P(Y > x), x = 0 .. max s (0 past s)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lost = np.where(scale[:, None] > 0, np.minimum(c[:, None] + x, limit[:, None]) / scale[:, None], 0.0)
+    result = np.array(ops.to_host(kept), dtype=np.float64)
+    result[ops.to_host(cut)] = np.sum(placed * (1.0 - lost), axis=1) / (s + 1.0)
+    return ops.asarray(result)
 
 
 def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, graded=False):
@@ -61,15 +94,17 @@ def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, gra
 
 
 def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
-    """The most RBP could rise if every unjudged retrieved document, and every rank past the list, were relevant."""
-    ops, xp = ranking.ops, ranking.xp
-    depth = ranking.n_retrieved if k is None else xp.minimum(ranking.n_retrieved, k)
-    residual = p ** ops.as_float(depth)
+    """The most RBP could rise if every unjudged retrieved document, and every rank past the list, were relevant.
+
+    The weight past the list is p ** (documents examined); the unjudged
+    documents' weights, (1 - p) p ** (rank - 1) each, are a DCG of the
+    unjudged ones with that discount, which averages tied scores exactly.
+    """
+    examined = ranking.n_retrieved if k is None else ranking.xp.minimum(ranking.n_retrieved, k)
+    residual = p ** ranking.ops.as_float(examined)
     if judged is not None:
-        unjudged = ~judged & (ranking.positions < ops.take(depth, ranking.query_of_row))
-        residual = residual + (1.0 - p) * ranking.query_sum(
-            xp.where(unjudged, p ** ops.as_float(ranking.positions), 0.0)
-        )
+        unjudged = ranking.with_labels(ranking.ops.as_float(~judged))
+        residual = residual + (1.0 - p) * _dcg(unjudged, k=k, discount=lambda ranks: p ** (ranks - 1.0))[0]
     return residual
 
 
@@ -245,8 +280,10 @@ def rank_biased_precision_score(
     .. math:: \mathrm{RBP} = (1 - p) \sum_{i \ge 1} g_i\, p^{i-1}
 
     With ties averaged, each document of a tie block gets the block's mean
-    gain, as for DCG. RBP has no normalisation, but a query without any
-    gain still scores ``zero_division``, like DCG.
+    gain, as for DCG, and the residual is its exact mean over the orderings
+    too: each unjudged document of a block gets the block's mean weight. RBP
+    has no normalisation, but a query without any gain still scores
+    ``zero_division``, like DCG.
 
     References
     ----------

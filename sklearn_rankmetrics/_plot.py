@@ -3,11 +3,15 @@
 import numpy as np
 
 from ._grouping import rank_queries
-from ._registry import KERNELS, parse_metric_name
+from ._registry import shared_kernel
 from ._validation import check_option
 
 # Options that belong to the ranking (one sort for every k), not to the metric.
 RANKING_OPTIONS = ("ties", "sample_weight")
+SET_BY_THE_DISPLAY = {
+    "average": "RankingCurveDisplay sets: it draws the mean over queries",
+    "qid": "RankingCurveDisplay takes as qid=",
+}
 
 
 def pyplot(owner):
@@ -29,16 +33,17 @@ def new_axes(ax, owner):
 
 def metric_at_cutoffs(y_true, y_score, *, qid, metric, cutoffs, options):
     """The mean of ``metric`` at every cutoff in ``cutoffs``, all from one sort of the rows."""
-    score_func, preset = parse_metric_name(metric)
-    if score_func not in KERNELS:
-        raise ValueError(f"{metric!r} has no per-query kernel to draw at several cutoffs; use a ranking metric.")
-    if "k" in preset:
-        raise ValueError(f"metric={metric!r} sets a cutoff; name the metric alone (as 'ndcg') and pass k=.")
-    options = {**preset, **options}
+    _, kernel, options = shared_kernel(
+        metric,
+        caller="RankingCurveDisplay",
+        set_by_caller=SET_BY_THE_DISPLAY,
+        caller_takes=RANKING_OPTIONS,
+        options=options,
+        cutoff=True,
+    )
     zero_division = options.pop("zero_division", 0.0)
     ranking_options = {key: options.pop(key) for key in RANKING_OPTIONS if key in options}
     ranking = rank_queries(y_true, y_score, qid=qid, **ranking_options)
-    kernel = KERNELS[score_func]
     return np.array([ranking.aggregate(*kernel(ranking, k=k, **options), zero_division=zero_division) for k in cutoffs])
 
 

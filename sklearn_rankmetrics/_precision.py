@@ -21,12 +21,15 @@ def hits(ranking, in_block, cutoff):
     """Expected number of relevant documents above ``cutoff`` (None, a scalar or one per query).
 
     Over the orderings of a tie block, each of its rows is relevant with the
-    block's share ``in_block / size`` of relevant rows.
+    block's share ``in_block / size`` of relevant rows: ``in_block`` times the
+    share of its places that are visible, an exact count where all are.
     """
-    share = in_block / ranking.ops.as_float(ranking.block_sizes) if ranking.has_ties else in_block
+    visible = ranking.visible(cutoff)
     # Blocks from rank k on add 0: at most the first k blocks of a query count.
     within = cutoff if isinstance(cutoff, int) else None
-    return ranking.query_total(share * ranking.visible(cutoff), within)
+    if not ranking.has_ties:
+        return ranking.query_total(in_block * visible, within)
+    return ranking.query_total(in_block * (visible / ranking.ops.as_float(ranking.block_sizes)), within)
 
 
 class RelevantRows:
@@ -127,10 +130,11 @@ def _f1(ranking, *, k=None, relevance_threshold=1):
 
 
 def _recall(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
-    k = ranking.cutoff(k)
+    k = check_k(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
-    return ratio(hits(ranking, in_block, k), capped(n_relevant, k, denominator, ranking.xp), ranking.ops)
+    found = hits(ranking, in_block, ranking.cutoff(k))
+    return ratio(found, capped(n_relevant, k, denominator, ranking.xp), ranking.ops)
 
 
 def capped(n_relevant, k, denominator, xp):
@@ -147,8 +151,8 @@ def _r_precision(ranking, *, k=None, relevance_threshold=1):
 
 def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="relevant"):
     ops, xp = ranking.ops, ranking.xp
-    k = ranking.cutoff(k)
     denominator = check_option("denominator", denominator, DENOMINATORS)
+    normalizer_k, k = check_k(k), ranking.cutoff(k)
     relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
@@ -186,7 +190,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         found -= excess
         found *= share
         sums = ranking.query_total(found)
-    return ratio(sums, capped(n_relevant, k, denominator, xp), ranking.ops)
+    return ratio(sums, capped(n_relevant, normalizer_k, denominator, xp), ranking.ops)
 
 
 @array_api_support(in_namespace=True)

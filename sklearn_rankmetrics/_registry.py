@@ -132,11 +132,69 @@ def parse_metric_name(name):
         if len(cutoffs) > 1 or "k" in options:
             raise ValueError(f"{name!r} gives the cutoff k more than once; give it once.")
         options["k"] = int(cutoffs[0])
-        if "k" not in inspect.signature(score_func).parameters:
-            raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
         if options["k"] < 1:
             raise ValueError(f"{name!r} has k={options['k']}, but k must be an integer >= 1 (as in 'ndcg@10').")
+    if "k" in options and "k" not in inspect.signature(score_func).parameters:
+        raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
     return score_func, {**preset, **options}
+
+
+def shared_kernel(name, *, caller, set_by_caller=None, caller_takes=(), options=None, cutoff=False):
+    """The per-query kernel of a metric name, and the options to call it with, for a caller that ranks once.
+
+    ranking_report, evaluate_run (and so the trec_eval command) and
+    RankingCurveDisplay rank the rows once and call each metric's kernel on
+    that ranking. A kernel takes the metric's own options only (and
+    ``zero_division``, which the caller applies), so any other option of the
+    name, or of ``options`` given beside it, is refused here with where it
+    belongs: ``caller`` sets it for every metric (``set_by_caller`` maps it to
+    a phrase that says how), or only the metric function takes it. Options
+    in ``caller_takes`` are returned for the caller to apply (a display's
+    ``ties``). With ``cutoff``, ``caller`` gives ``k`` itself: the metric must
+    have a cutoff, and the name must not set one.
+
+    Returns the metric function, its kernel and the options.
+    """
+    score_func, preset = parse_metric_name(name)
+    function = score_func.__name__
+    if score_func not in KERNELS:
+        raise ValueError(
+            f"{name!r} cannot share a ranking with the other metrics in {caller}: {function} has no per-query "
+            "kernel. Call it on its own."
+        )
+    kernel = KERNELS[score_func]
+    clash = sorted(set(preset) & set(options or {}))
+    if clash:
+        raise ValueError(f"{name!r} sets {clash[0]} already; pass it once.")
+    options = {**preset, **(options or {})}
+    takes = set(inspect.signature(kernel).parameters) - {"ranking"} | {"zero_division", *caller_takes}
+    if cutoff:
+        if "k" in options:
+            raise ValueError(f"{name!r} sets a cutoff; name the metric alone (as 'ndcg') and pass k= to {caller}.")
+        if "k" not in takes:
+            raise ValueError(
+                f"{name!r} has no cutoff ({function} examines every document), but {caller} computes it at each k."
+            )
+    for option in options:
+        if option in (set_by_caller or {}):
+            raise ValueError(f"{name!r} sets {option}, which {set_by_caller[option]}.")
+        if option in takes:
+            continue
+        if option in inspect.signature(score_func).parameters:
+            raise ValueError(
+                f"{name!r} sets {option}, an option of {function} that {caller} cannot pass on: it computes "
+                f"every metric from one shared ranking. Call {function} itself for it."
+            )
+        raise ValueError(
+            f"{name!r} sets {option}, which is not an option of {function}; its options are {', '.join(sorted(takes))}."
+        )
+    return score_func, kernel, options
+
+
+def is_metric_name(name):
+    """Whether ``name`` reads as a ranking metric name (a known base, an optional @k and options)."""
+    match = NAME.match(name) if isinstance(name, str) and len(name) <= MAX_NAME_LENGTH else None
+    return match is not None and canonical_base(match["base"])[0] in SCORER_NAMES
 
 
 # Letters typed for the digits they look like, in a cutoff.

@@ -7,13 +7,16 @@ from ._array_api import array_api_support, is_foreign
 from ._docs import fill_doc
 from ._grouping import query_ids_of_rows, rank_queries
 from ._parallel import map_in_threads
-from ._registry import KERNELS, parse_metric_name
+from ._registry import parse_metric_name, shared_kernel
 from ._resampling import bootstrap_interval, check_resampling
 from ._validation import check_flag, check_zero_division
 from ._warnings import warn
 
 # Options that belong to the whole report: one sort serves every metric.
-SHARED = ("qid", "ties", "sample_weight", "average")
+SET_BY_THE_REPORT = {
+    option: f"the report sets once for every metric: pass {option}= to ranking_report"
+    for option in ("qid", "ties", "sample_weight", "average")
+}
 
 
 def computes_in_namespace(*, metrics, confidence_level, **arguments):
@@ -112,13 +115,8 @@ def ranking_report(
         n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     requests = []
     for name in metrics:
-        score_func, options = parse_metric_name(name)
-        if score_func not in KERNELS:
-            raise ValueError(f"{name!r} cannot share a ranking with the other metrics; call it on its own.")
-        shared = sorted(set(options) & set(SHARED))
-        if shared:
-            raise ValueError(f"{name!r} sets {', '.join(shared)}, which the report sets once for every metric.")
-        requests.append((name, KERNELS[score_func], options))
+        _, kernel, options = shared_kernel(name, caller="ranking_report", set_by_caller=SET_BY_THE_REPORT)
+        requests.append((name, kernel, options))
 
     cutoffs = [options.get("k") for _, _, options in requests]
     depth = None if None in cutoffs else max(cutoffs)  # how deep any metric looks: a sparse y_true needs no more

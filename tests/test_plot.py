@@ -109,3 +109,17 @@ def test_a_missing_matplotlib_names_the_extra(monkeypatch):
     y_true, systems, qid = data()
     with pytest.raises(ImportError, match=r"pip install 'sklearn-rankmetrics\[plot\]'"):
         RankingCurveDisplay.from_predictions(y_true, systems, qid=qid, k=[1])
+
+
+def test_curve_display_says_when_a_metric_has_no_cutoff_or_an_option_is_its_own():
+    # These reached the shared kernel and failed there: "_bpref() got an unexpected keyword argument 'k'".
+    y_true, systems, qid = data()
+    with pytest.raises(ValueError, match=r"'bpref' has no cutoff \(bpref_score examines every document\)"):
+        RankingCurveDisplay.from_predictions(y_true, systems, qid=qid, metric="bpref")
+    with pytest.raises(ValueError, match="sets average, which RankingCurveDisplay sets: it draws the mean"):
+        RankingCurveDisplay.from_predictions(y_true, systems, qid=qid, metric="map", average=False)
+    with pytest.raises(ValueError, match="sets return_residual, an option of rank_biased_precision_score"):
+        RankingCurveDisplay.from_predictions(y_true, systems, qid=qid, metric="rbp", return_residual=True)
+    display = RankingCurveDisplay.from_predictions(y_true, systems, qid=qid, metric="ndcg(ties='stable')", k=[1])
+    assert set(display.scores) == set(systems)
+    matplotlib.pyplot.close(display.figure_)

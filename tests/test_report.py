@@ -111,3 +111,20 @@ def test_warnings_point_at_the_callers_line(call):
     with pytest.warns(UndefinedMetricWarning) as record:
         call()
     assert record[0].filename == __file__  # not a frame of the library (its Array API wrapper adds one)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("rbp(return_residual=True)", "'rbp\\(return_residual=True\\)' sets return_residual, an option of "
+         "rank_biased_precision_score that ranking_report cannot pass on"),
+        ("bpref(k=5)", "'bpref\\(k=5\\)' gives a cutoff, but bpref examines every document: it has no k"),
+        ("map(sample_weight=None)", "sets sample_weight, which the report sets once for every metric: pass "
+         "sample_weight= to ranking_report"),
+        ("ndcg(relevance_threshold=2)", "sets relevance_threshold, which is not an option of ndcg_score"),
+    ],
+)  # fmt: skip
+def test_report_names_the_option_a_metric_kernel_does_not_take(name, message):
+    # These reached the shared kernel and failed there: "_bpref() got an unexpected keyword argument 'k'".
+    with pytest.raises(ValueError, match=message):
+        ranking_report([1, 0], [0.5, 0.2], metrics=[name])

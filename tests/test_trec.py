@@ -2,7 +2,12 @@
 
 import gzip
 import io
+import itertools
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +23,9 @@ from sklearn_rankmetrics import (
     ranking_report,
     recall_at_k_score,
 )
-from sklearn_rankmetrics.trec import evaluate_run, read_qrels, read_run
-from sklearn_rankmetrics.trec_eval import main
+from sklearn_rankmetrics.trec import Qrels, Run, evaluate_run, read_qrels, read_run
+from sklearn_rankmetrics.trec._measures import MEASURES
+from sklearn_rankmetrics.trec_eval import format_value, main
 
 # Every measure pytrec_eval computes per query, except relstring (a string, checked apart).
 PYTREC_MEASURES = {
@@ -345,6 +351,24 @@ def test_rank_biased_precision_by_hand_with_residual():
     assert residual == pytest.approx(0.5**4 + 0.5 * 0.5)
 
 
+@pytest.mark.parametrize("k", [None, 2, 3, 5])
+def test_rbp_residual_averages_tied_scores_over_their_orderings(k):
+    # The residual weighed each unjudged document of a tie block by its input row's rank.
+    y_true = np.array([1, 0, 0, 1, 0, 0])
+    y_score = np.array([3.0, 2.0, 2.0, 2.0, 1.0, 1.0])
+    judged = np.array([True, False, True, True, False, True])
+    options = {"p": 0.5, "k": k, "return_residual": True}
+    blocks = [np.flatnonzero(y_score == score) for score in (3.0, 2.0, 1.0)]
+    residuals = []
+    for ordering in itertools.product(*(itertools.permutations(block) for block in blocks)):
+        rows = np.concatenate(ordering)
+        distinct = np.arange(len(rows), 0, -1.0)  # the rows in this order, no tie left
+        residuals.append(rank_biased_precision_score(y_true[rows], distinct, judged=judged[rows], **options)[1])
+    for rows in (np.arange(6), np.arange(6)[::-1]):  # whatever the input order of the tied rows
+        residual = rank_biased_precision_score(y_true[rows], y_score[rows], judged=judged[rows], **options)[1]
+        assert residual == pytest.approx(np.mean(residuals), rel=1e-12)
+
+
 def test_relstring_shows_the_judgements_of_the_top_documents(tmp_path, capsys):
     qrels = {"q": {"a": 2, "b": 0, "c": -1, "d": 12}}
     run = {"q": {"a": 5.0, "x": 4.0, "c": 3.0, "b": 2.0, "d": 1.0}}
@@ -381,3 +405,361 @@ def test_a_query_scores_the_same_alone_and_among_thousands():
     alone = evaluate_run({"q1999": qrels["q1999"]}, {"q1999": run["q1999"]}, measures, average=False)
     for name in measures:
         assert everyone[name][row] == alone[name][0], name
+
+
+# ---- issue 24: edges of evaluate_run and of the command -----------------------------------------
+
+# The issue's example: d is judged 0, x is not judged, a is relevant at level 1 only, b and c at level 2.
+LEVELS_QRELS = {"q1": {"a": 1, "b": 2, "c": 2, "d": 0}}
+LEVELS_RUN = {"q1": {"a": 3.0, "b": 2.0, "x": 1.5, "c": 1.0}}
+
+
+def test_library_names_take_the_relevance_level_of_the_trec_measures(tmp_path, capsys):
+    library = ["AP", "RR", "P@2", "R@3", "Success@1", "rprec", "BPREF"]
+    trec = ["map", "recip_rank", "P.2", "recall.3", "success.1", "Rprec", "bpref"]
+    for level in (0, 1, 2):
+        ours = evaluate_run(LEVELS_QRELS, LEVELS_RUN, library, relevance_level=level)
+        expected = evaluate_run(LEVELS_QRELS, LEVELS_RUN, trec, relevance_level=level)
+        assert list(ours.values()) == pytest.approx(list(expected.values()), rel=1e-15), level
+    at_two = evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["AP", "RR", "P@2"], relevance_level=2)
+    assert at_two == {"AP": 0.5, "RR": 0.5, "P@2": 0.5}
+    # A threshold the name sets itself, or graded gains, keep their meaning.
+    assert evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["AP(relevance_threshold=1)"], relevance_level=2)[
+        "AP(relevance_threshold=1)"
+    ] == pytest.approx((1 + 1 + 3 / 4) / 3)
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
+    assert main(["-l", "2", "-m", "AP", "-m", "map", "-m", "P@2", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out.split() == ["map", "all", "0.5000", "AP", "all", "0.5000", "P@2", "all", "0.5000"]
+
+
+def test_relevance_level_zero_makes_every_judged_document_relevant(tmp_path, capsys):
+    # trec_eval 10 -l 0 on these files: map 0.6875, P_2 1.0000 (a, b, c and d relevant; x is not judged).
+    result = evaluate_run(
+        LEVELS_QRELS, LEVELS_RUN, ["map", "P.2", "num_rel", "num_rel_ret", "bpref"], relevance_level=0
+    )
+    assert result == {"map": 0.6875, "P_2": 1.0, "num_rel": 4, "num_rel_ret": 3, "bpref": 0.75}
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
+    assert main(["-l", "0", "-m", "map", "-m", "P.2", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out == f"{'map':<22}\tall\t0.6875\n{'P_2':<22}\tall\t1.0000\n"
+    with pytest.raises(ValueError, match="relevance_level must be an integer >= 0; got -1"):
+        evaluate_run(LEVELS_QRELS, LEVELS_RUN, relevance_level=-1)
+    with pytest.raises(TypeError, match="relevance_level must be an integer"):
+        evaluate_run(LEVELS_QRELS, LEVELS_RUN, relevance_level=1.5)
+
+
+@pytest.mark.parametrize(("ties", "expected"), [("average", 0.5), ("pessimistic", 0.0), ("optimistic", 1.0)])
+@pytest.mark.parametrize("relevant_first", [True, False])
+def test_max_depth_cuts_after_the_tie_policy(ties, expected, relevant_first):
+    qrels = {"q": {"r": 1, "n": 0}}
+    tied = {"r": 1.0, "n": 1.0} if relevant_first else {"n": 1.0, "r": 1.0}
+    run = {"q": {"top": 2.0, **tied}}
+    # The tie sits at ranks 2 and 3; max_depth=3 keeps both, then the policy orders them.
+    assert evaluate_run(qrels, run, ["P.2"], ties=ties, max_depth=3) == {"P_2": pytest.approx(expected / 2)}
+    # The tie straddles the depth: P@1 is 0.5 / 0 / 1 whatever the row order (issue 24, item 2).
+    result = evaluate_run(qrels, {"q": tied}, ["P.1", "num_ret", "num_rel_ret"], ties=ties, max_depth=1)
+    assert result == {"P_1": expected, "num_ret": 1, "num_rel_ret": expected}
+
+
+def test_command_writes_ids_as_the_files_bytes_whatever_the_encoding_of_stdout(tmp_path, monkeypatch):
+    # A qid and a run tag that are not UTF-8 (Latin-1 "café"): printed as surrogate escapes, they raised
+    # UnicodeEncodeError where stdout encodes strictly (PYTHONIOENCODING=ascii, a pipe in the C locale).
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_bytes(b"caf\xe9 0 d1 1\nq2 0 d1 1\n")
+    run_path.write_bytes(b"caf\xe9 Q0 d1 1 2.0 r\xfcn\nq2 Q0 d2 1 1.0 r\xfcn\n")
+    expected = [
+        b"map                   \tcaf\xe9\t1.0000",
+        b"map                   \tq2\t0.0000",
+        b"runid                 \tall\tr\xfcn",
+        b"map                   \tall\t0.5000",
+    ]
+    arguments = ["-q", "-m", "map", "-m", "runid", str(qrels_path), str(run_path)]
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(arguments) == 0
+    assert stdout.buffer.getvalue().splitlines() == expected
+    monkeypatch.undo()
+    command = [sys.executable, "-m", "sklearn_rankmetrics.trec_eval", *arguments]
+    environment = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(Path(__file__).parents[1])}
+    finished = subprocess.run(command, capture_output=True, env=environment, check=False)
+    assert (finished.returncode, finished.stderr) == (0, b"")
+    assert finished.stdout.splitlines() == expected
+
+
+def test_expected_counts_are_reported_as_fractions_and_printed_as_means():
+    # Two queries, each a tie of a relevant and a non-relevant document cut at depth 1: half a document each.
+    qrels = {"q1": {"r": 1, "n": 0}, "q2": {"r": 1, "n": 0}}
+    run = {"q1": {"r": 1.0, "n": 1.0}, "q2": {"r": 1.0, "n": 1.0, "x": 0.5}}
+    counts = ["num_ret", "num_rel_ret", "num_nonrel_judged_ret"]
+    assert evaluate_run(qrels, run, counts, ties="average", max_depth=1) == {
+        "num_ret": 2,
+        "num_rel_ret": 1,
+        "num_nonrel_judged_ret": 1,
+    }
+    per_query = evaluate_run(qrels, {"q1": run["q1"]}, counts, ties="average", max_depth=1, average=False)
+    assert per_query["num_rel_ret"].tolist() == [0.5]
+    assert evaluate_run(qrels, {"q1": run["q1"]}, counts, ties="average", max_depth=1)["num_rel_ret"] == 0.5
+    assert format_value(MEASURES["num_rel_ret"], 0.5) == "0.5000"
+    assert format_value(MEASURES["num_rel_ret"], 3.0) == "3"
+
+
+def test_ties_average_averages_every_measure_over_the_orderings():
+    # unj, rbp_resid (row positions) followed the input order of tied scores; relstring shows one order.
+    qrels = {"q": {"a": 1, "b": 0}}
+    tied = ["a", "u", "b", "v"]  # u and v are unjudged
+    measures = ["unj.1,2,3", "rbp_resid.p=0.5", "rbp.p=0.5", "bpref", "P.1", "map", "ndcg_cut.2", "recip_rank"]
+    orderings = list(itertools.permutations(tied))
+    per_ordering = [
+        evaluate_run(qrels, {"q": dict.fromkeys(order, 1.0)}, measures, ties="stable") for order in orderings
+    ]
+    averaged = evaluate_run(qrels, {"q": dict.fromkeys(tied, 1.0)}, measures, ties="average")
+    for name, value in averaged.items():
+        assert value == pytest.approx(np.mean([result[name] for result in per_ordering]), rel=1e-12), name
+    with pytest.raises(ValueError, match="relstring is defined on one ordering"):
+        evaluate_run(qrels, {"q": dict.fromkeys(tied, 1.0)}, ["relstring"], ties="average", average=False)
+
+
+@pytest.mark.parametrize("route", ["dict", "frame", "Run", "file"])
+def test_nan_scores_are_refused_by_every_input_route(route, tmp_path):
+    pd = pytest.importorskip("pandas")
+    qrels = {"q1": {"a": 1}}
+    if route == "dict":
+        run = {"q1": {"a": 1.0, "b": np.nan}}
+    elif route == "frame":
+        run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, np.nan]})
+    elif route == "Run":
+        run = Run(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, np.nan]))
+    else:
+        run = tmp_path / "run"
+        run.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 nan t\n")
+    message = r"run, line 2: the score is NaN" if route == "file" else "scores document 'b' of query 'q1' NaN"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(qrels, run, ["map"])
+
+
+def test_evaluate_run_checks_the_qrels_and_run_objects_it_is_given():
+    qrels = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1, 0]))
+    run = Run(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([2.0, 1.0]))
+    assert evaluate_run(qrels, run, ["map"]) == {"map": 1.0}
+    with pytest.raises(ValueError, match=r"the run's columns must have one length.*query_id 2, doc_id 1, score 2"):
+        evaluate_run(qrels, Run(run.query_id, run.doc_id[:1], run.score), ["map"])
+    with pytest.raises(ValueError, match=r"the qrels' columns must have one length.*relevance 3"):
+        evaluate_run(Qrels(qrels.query_id, qrels.doc_id, np.array([1, 0, 1])), run, ["map"])
+    with pytest.raises(ValueError, match="the run's score must be a 1-D array"):
+        evaluate_run(qrels, Run(run.query_id, run.doc_id, run.score[:, None]), ["map"])
+    with pytest.raises(TypeError, match=r"the run's doc_id must be str, bytes or integers.*got an array of float64"):
+        evaluate_run(qrels, Run(run.query_id, np.array([1.0, 2.0]), run.score), ["map"])
+    with pytest.raises(ValueError, match=r"relevance judgements must be integers.*'b' of query 'q1' 0\.5"):
+        evaluate_run(Qrels(qrels.query_id, qrels.doc_id, np.array([1.0, 0.5])), run, ["map"])
+    with pytest.raises(ValueError, match="run scores must be numbers; got dtype <U3"):
+        evaluate_run(qrels, Run(run.query_id, run.doc_id, np.array(["2.0", "1.0"])), ["map"])
+    with pytest.raises(ValueError, match="the qrels hold no judgement"):
+        evaluate_run(Qrels(np.array([], dtype=str), np.array([], dtype=str), np.array([], dtype=int)), run)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error"),
+    [
+        ("complete", "yes", TypeError),
+        ("judged_only", 1, TypeError),
+        ("average", None, TypeError),
+        ("max_depth", 0, ValueError),
+        ("max_depth", 2.0, TypeError),
+        ("ties", "random", ValueError),
+    ],
+)
+def test_evaluate_run_checks_its_options(option, value, error):
+    with pytest.raises(error, match=option):
+        evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["map"], **{option: value})
+
+
+def empty_run():
+    return Run(np.array([], dtype=str), np.array([], dtype=str), np.array([]))
+
+
+def test_an_empty_run_is_refused_or_with_complete_scores_every_query_zero():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}, "q3": {"d": -1}}
+    with pytest.raises(ValueError, match="the run is empty: it retrieves no document for any query"):
+        evaluate_run(qrels, empty_run(), ["map"])
+    with pytest.raises(ValueError, match="the run is empty"):
+        evaluate_run(qrels, {}, ["map"])
+    result = evaluate_run(qrels, empty_run(), ["map", "num_q", "num_ret", "num_rel", "P.5", "gm_map"], complete=True)
+    assert result == {
+        "map": 0.0,
+        "num_q": 3,
+        "num_ret": 0,
+        "num_rel": 2,
+        "P_5": 0.0,
+        "gm_map": pytest.approx(1e-5, rel=1e-12),
+    }
+    # Queries judged only negatively, with nothing retrieved, have no row at all.
+    only_negative = evaluate_run({"q3": {"d": -1}}, empty_run(), ["all_trec", "nDCG@10"], complete=True)
+    assert only_negative["num_q"] == 1 and only_negative["map"] == 0 and only_negative["nDCG@10"] == 0
+
+
+def test_no_judged_run_query_is_an_error_or_with_complete_scores_zero(tmp_path, capsys):
+    qrels, run = {"q1": {"a": 1}}, {"q9": {"a": 1.0}}
+    with pytest.raises(ValueError, match="No queries with both results and relevance info"):
+        evaluate_run(qrels, run, ["map"])
+    assert evaluate_run(qrels, run, ["map", "num_q"], complete=True) == {"map": 0.0, "num_q": 1}
+    qrels_path, run_path = write_collection(qrels, run, tmp_path, compress=False)
+    assert main(["-c", "-m", "map", "-m", "num_q", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out == f"{'num_q':<22}\tall\t1\n{'map':<22}\tall\t0.0000\n"
+    assert main(["-m", "map", str(qrels_path), str(run_path)]) == 1
+    assert "trec_eval: No queries with both results and relevance info" in capsys.readouterr().err
+
+
+def test_a_run_dict_query_without_documents_is_evaluated_as_pytrec_eval_does():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    result = evaluate_run(qrels, {"q1": {"a": 1.0}, "q2": {}}, ["map", "num_q", "num_ret"], average=False)
+    assert list(result["qid"]) == ["q1", "q2"] and list(result["map"]) == [1.0, 0.0]
+    assert list(result["num_ret"]) == [1, 0]
+
+
+def test_command_q_prints_queries_without_a_row_to_rank(tmp_path, capsys):
+    # trec_eval 10 prints every evaluated query: here q2 (judged only negatively, not retrieved, under -c)
+    # and q3 (-J removes its one retrieved document, which nobody judged).
+    qrels = {"q1": {"a": 1}, "q2": {"b": -1}, "q3": {"c": -1}}
+    run = {"q1": {"a": 1.0}, "q3": {"x": 1.0}}
+    qrels_path, run_path = write_collection(qrels, run, tmp_path, compress=False)
+    assert (
+        main(["-q", "-c", "-J", "-m", "map", "-m", "num_ret", "-m", "relstring", str(qrels_path), str(run_path)]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    per_query = [line.split("\t") for line in lines if "\tall\t" not in line]
+    assert [(name.strip(), query, value) for name, query, value in per_query] == [
+        ("num_ret", "q1", "1"), ("map", "q1", "1.0000"), ("relstring", "q1", "'1'"),
+        ("num_ret", "q2", "0"), ("map", "q2", "0.0000"), ("relstring", "q2", "''"),
+        ("num_ret", "q3", "0"), ("map", "q3", "0.0000"), ("relstring", "q3", "''"),
+    ]  # fmt: skip
+    assert lines[-1] == f"{'map':<22}\tall\t{1 / 3:6.4f}"
+
+
+def test_command_takes_the_first_parameters_of_a_measure_as_trec_eval(tmp_path, capsys):
+    # trec_eval 10: a measure takes the parameters of its first -m NAME.PARAMS; a nickname only marks measures.
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
+    files = [str(qrels_path), str(run_path)]
+
+    def names(*options):
+        assert main([*options, *files]) == 0
+        return [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
+
+    assert names("-m", "P.10", "-m", "P.20") == ["P_10"]
+    assert names("-m", "P", "-m", "P.20") == ["P_20"]
+    for options in (("-m", "ndcg_cut.5", "-m", "all_trec"), ("-m", "all_trec", "-m", "ndcg_cut.5")):
+        cut = [name for name in names(*options) if name.startswith("ndcg_cut")]
+        assert cut == ["ndcg_cut_5"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["-l", "x"], "trec_eval: argument -l: invalid int value: 'x'"),
+        (["-l", "-1"], "trec_eval: -l must be an integer >= 0; got -1"),
+        (["-M", "0"], "trec_eval: -M must be a positive number of documents"),
+        (["-m", "ndcg_cut10"], "trec_eval: 'ndcg_cut10' is neither a trec_eval measure"),
+        (["-m", "P.x"], "trec_eval: bad parameters for trec_eval's P"),
+        (["-m", "bpref(k=5)"], "trec_eval: 'bpref(k=5)' gives a cutoff, but bpref examines every document"),
+    ],
+)
+def test_command_reports_bad_options_without_a_traceback(tmp_path, capsys, arguments, message):
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
+    assert main([*arguments, str(qrels_path), str(run_path)]) == 1
+    assert capsys.readouterr().err.startswith(message)
+
+
+def test_command_reports_bad_files_without_a_traceback(tmp_path, capsys):
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=True)
+    truncated = tmp_path / "truncated.gz"
+    truncated.write_bytes(run_path.read_bytes()[:-12])
+    corrupt = tmp_path / "corrupt.gz"
+    corrupt.write_bytes(run_path.read_bytes()[:12] + b"\x00" * 40)
+    duplicated = tmp_path / "duplicated"
+    duplicated.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 a 2 1.0 t\n")
+    cases = [
+        (truncated, f"trec_eval: {truncated}: cannot decompress this gzip file, truncated or corrupt"),
+        (corrupt, f"trec_eval: {corrupt}: cannot decompress this gzip file, truncated or corrupt"),
+        (tmp_path / "missing", f"trec_eval: {tmp_path / 'missing'}: No such file or directory"),
+        (tmp_path, f"trec_eval: {tmp_path}: Is a directory"),
+        (duplicated, f"trec_eval: {duplicated}: the run retrieves document 'a' twice for query 'q1'"),
+    ]
+    for path, message in cases:
+        assert main([str(qrels_path), str(path)]) == 1
+        error = capsys.readouterr().err
+        assert error.startswith(message) and error.count("\n") == 1, error
+
+
+def test_command_names_an_empty_run_and_with_c_evaluates_it(tmp_path, capsys):
+    qrels_path, run_path = write_collection(LEVELS_QRELS, {}, tmp_path, compress=False)
+    run_path.write_text("# no result\n\n")  # only comment and blank lines: an empty run
+    assert main(["-m", "map", str(qrels_path), str(run_path)]) == 1
+    assert capsys.readouterr().err.startswith(f"trec_eval: {run_path}: the run is empty")
+    assert main(["-c", "-m", "num_q", "-m", "map", "-m", "num_rel", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out.split() == ["num_q", "all", "1", "num_rel", "all", "3", "map", "all", "0.0000"]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("AP(ties='average')", "sets ties, which evaluate_run sets for every measure: pass ties= to evaluate_run"),
+        ("bpref(k=5)", "'bpref\\(k=5\\)' gives a cutoff, but bpref examines every document: it has no k"),
+        ("bpref(judged=(1, 0))", "sets judged, which the qrels set: the judged documents"),
+        ("rbp(return_residual=True)", "sets return_residual, an option of rank_biased_precision_score that "
+         "evaluate_run cannot pass on"),
+        ("ndcg(average=False)", "sets average, which evaluate_run sets for every measure"),
+        ("ndcg(foo=1)", "sets foo, which is not an option of ndcg_score; its options are discount, gain, k"),
+        ("alpha_ndcg@10", "cannot share a ranking with the other metrics in evaluate_run"),
+    ],
+)  # fmt: skip
+def test_options_a_kernel_does_not_take_are_refused_with_where_to_set_them(name, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(LEVELS_QRELS, LEVELS_RUN, [name])
+
+
+@pytest.mark.parametrize(
+    ("name", "suggestion"),
+    [("ndcg_cut10", "ndcg_cut.10"), ("P10", "P.10"), ("mapp", "map"), ("ndcgcut.5", "ndcg_cut.5")],
+)
+def test_a_near_miss_measure_name_suggests_the_near_name(name, suggestion):
+    assert "recall_100" in evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["recall_100"])  # a library name after all
+    with pytest.raises(ValueError, match=rf"{name!r} is neither a trec_eval measure.*Did you mean {suggestion!r}\?"):
+        evaluate_run(LEVELS_QRELS, LEVELS_RUN, [name])
+
+
+def test_a_document_retrieved_twice_is_refused_judged_or_not(tmp_path):
+    # trec_eval 10: "duplicate docs"; an unjudged duplicate used to count twice in num_ret.
+    qrels = {"q1": {"a": 1}}
+    for doc in ("a", "x"):
+        run = Run(np.array(["q1"] * 3), np.array([doc, "b", doc]), np.array([3.0, 2.0, 1.0]))
+        with pytest.raises(ValueError, match=f"the run retrieves document '{doc}' twice for query 'q1'"):
+            evaluate_run(qrels, run, ["num_ret"])
+        # As in trec_eval, only the documents within max_depth are checked.
+        assert evaluate_run(qrels, run, ["num_ret"], max_depth=2) == {"num_ret": 2}
+
+
+# trec_eval's own test: the command's output must equal trec_eval 10's, as its `make quicktest` checks.
+QUICKTEST = [
+    ("out.test", ["qrels.test", "results.test"]),
+    ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
+    ("out.test.a", ["-m", "all_trec", "qrels.test", "results.test"]),
+    ("out.test.aq", ["-m", "all_trec", "-q", "qrels.test", "results.test"]),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"]),
+    ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"]),
+    ("out.test.aql", ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"]),
+    ("out.test.meas_params", [
+        "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+        "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+        "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test",
+    ]),
+]  # fmt: skip
+
+
+@pytest.mark.skipif(
+    "RANKMETRICS_TREC_EVAL_TEST_DIR" not in os.environ,
+    reason="set RANKMETRICS_TREC_EVAL_TEST_DIR to the test/ folder of trec_eval 10's sources",
+)
+@pytest.mark.parametrize(("expected", "arguments"), QUICKTEST)
+def test_command_prints_what_trec_eval_10_prints_on_its_own_test(expected, arguments, capsys):
+    folder = Path(os.environ["RANKMETRICS_TREC_EVAL_TEST_DIR"])
+    files = [str(folder / argument) if (folder / argument).exists() else argument for argument in arguments]
+    assert main(files) == 0
+    assert capsys.readouterr().out == (folder / expected).read_text()

@@ -68,11 +68,9 @@ def test_float_ids_are_refused_rather_than_read_as_9_0():
     qrels = {"1": {"9": 1}}
     # A float id would read "9.0" and silently miss the judged "9": refused, naming the column and the fix.
     frame = pd.DataFrame({"query_id": [1], "doc_id": [9.0], "score": [1.0]})
-    with pytest.raises(
-        TypeError, match=r"the doc_id of the run must be str, bytes or integers.*float64.*astype\(int\)"
-    ):
+    with pytest.raises(TypeError, match=r"the run's doc_id must be str, bytes or integers.*float64.*astype\(int\)"):
         evaluate_run(qrels, frame)
-    with pytest.raises(TypeError, match=r"query ids of the run must be .*got 1\.0 of type float"):
+    with pytest.raises(TypeError, match=r"the run's query_id must be .*got 1\.0 of type float"):
         evaluate_run(qrels, {1.0: {"9": 1.0}})
     assert evaluate_run(qrels, frame.astype({"doc_id": int}), ["map"]) == {"map": 1.0}
 

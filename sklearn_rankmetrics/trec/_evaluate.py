@@ -1,70 +1,92 @@
 """Evaluate a run against qrels as trec_eval does: join, rank, measure, average."""
 
+import difflib
+import inspect
 import numbers
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from .._grouping import (
-    Ranking,
-    build_ranking,
-    differs_from_previous,
-    group_by_query,
-    positions_in_segments,
-    rank_order,
-)
-from .._registry import KERNELS, parse_metric_name
-from .._validation import TIES, check_option
+from .._cascade import hypergeometric_laws
+from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
+from .._registry import is_metric_name, shared_kernel
+from .._validation import TIES, check_flag, check_option
 from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
-from ._measures import MEASURES, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
+from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
+
+
+class InputError(ValueError):
+    """A ValueError about the content of the qrels or of the run (``source``), which the command names by file."""
+
+    def __init__(self, source, message):
+        super().__init__(message)
+        self.source = source
 
 
 def as_qrels(qrels):
-    """Qrels from a Qrels, a path or file, a dict ``{qid: {docno: relevance}}`` or a DataFrame."""
+    """Checked Qrels from a Qrels, a path or file, a dict ``{qid: {docno: relevance}}`` or a DataFrame."""
     if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, dict):
-        query_id, doc_id, relevance = flatten(qrels, "qrels")
-        return Qrels(query_id, doc_id, as_integers(relevance))
-    if hasattr(qrels, "columns"):
-        query_id, doc_id, relevance = frame_columns(qrels, ("query_id", "doc_id", "relevance"), "qrels")
-        return Qrels(query_id, doc_id, as_integers(relevance))
-    return read_qrels_bytes(qrels)
+        columns = qrels.query_id, qrels.doc_id, qrels.relevance
+    elif isinstance(qrels, dict):
+        columns = flatten(qrels, "qrels")
+    elif hasattr(qrels, "columns"):
+        columns = frame_columns(qrels, ("query_id", "doc_id", "relevance"), "qrels")
+    else:
+        qrels = read_qrels_bytes(qrels)
+        columns = qrels.query_id, qrels.doc_id, qrels.relevance
+    query_id, doc_id, relevance = checked_columns("qrels", ("query_id", "doc_id", "relevance"), columns)
+    if not len(query_id):
+        raise InputError("qrels", "the qrels hold no judgement: give at least one (query, document, relevance).")
+    return Qrels(query_id, doc_id, as_integers(relevance, query_id, doc_id))
 
 
 def as_run(run):
-    """A Run from a Run, a path or file, a dict ``{qid: {docno: score}}`` or a DataFrame."""
+    """A checked Run from a Run, a path or file, a dict ``{qid: {docno: score}}`` or a DataFrame (it may be empty)."""
+    name = ""
     if isinstance(run, Run):
-        return run
-    if isinstance(run, dict):
-        query_id, doc_id, score = flatten(run, "run")
-        return Run(query_id, doc_id, np.asarray(score, dtype=np.float64))
-    if hasattr(run, "columns"):
-        query_id, doc_id, score = frame_columns(run, ("query_id", "doc_id", "score"), "run")
-        return Run(query_id, doc_id, np.asarray(score, dtype=np.float64))
-    return read_run_bytes(run)
+        columns, name = (run.query_id, run.doc_id, run.score), run.name
+    elif isinstance(run, dict):
+        columns = flatten(run, "run")
+    elif hasattr(run, "columns"):
+        columns = frame_columns(run, ("query_id", "doc_id", "score"), "run")
+    else:
+        run = read_run_bytes(run)
+        columns, name = (run.query_id, run.doc_id, run.score), run.name
+    if not isinstance(name, str):
+        raise TypeError(f"a Run's name is its run tag, a str; got {name!r}.")
+    query_id, doc_id, score = checked_columns("run", ("query_id", "doc_id", "score"), columns)
+    return Run(query_id, doc_id, as_scores(score, query_id, doc_id), name)
 
 
-def flatten(nested, what):
-    """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
-    query_id, doc_id, values = [], [], []
+def answered_without_rows(run):
+    """The query ids that a pytrec_eval-style run dict maps to no document: answered with nothing, so evaluated."""
+    if not isinstance(run, dict):
+        return None
+    queries, counts = dict_queries(run, "run")
+    return id_bytes(queries[counts == 0], "the query_id of the run") if (counts == 0).any() else None
+
+
+def dict_queries(nested, what):
+    """The query ids of a pytrec_eval-style dict ``{qid: {docno: value}}``, as one array, and their numbers of rows."""
     for query, documents in nested.items():
         if not isinstance(documents, dict):
             raise TypeError(
                 f"{what} must map each query id to a dict {{doc_id: value}}; query {query!r} maps to "
                 f"{type(documents).__name__}."
             )
-        query_id.extend([query] * len(documents))
-        doc_id.extend(documents)
-        values.extend(documents.values())
-    if not query_id:
-        raise ValueError(f"{what} is empty: give at least one query with one document.")
-    return (
-        id_bytes(query_id, f"the query ids of the {what}"),
-        id_bytes(doc_id, f"the document ids of the {what}"),
-        values,
-    )
+    # Ids as objects, each as it is: numpy would turn a mixture of 9.0 and "a" into the str "9.0".
+    queries = np.array(list(nested), dtype=object)
+    return queries, np.array([len(documents) for documents in nested.values()], dtype=np.intp)
+
+
+def flatten(nested, what):
+    """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
+    queries, counts = dict_queries(nested, what)
+    doc_id = np.array([doc for documents in nested.values() for doc in documents], dtype=object)
+    values = np.asarray([value for documents in nested.values() for value in documents.values()])
+    return np.repeat(queries, counts), doc_id, values
 
 
 def frame_columns(frame, names, what):
@@ -76,13 +98,71 @@ def frame_columns(frame, names, what):
     return tuple(frame[name].to_numpy() for name in names)
 
 
-def as_integers(values):
-    relevance = np.asarray(values)
-    if relevance.dtype.kind not in "iub" and not (
-        relevance.dtype.kind == "f" and np.isfinite(relevance).all() and (relevance == np.round(relevance)).all()
-    ):
-        raise ValueError(f"relevance judgements must be integers; got values of dtype {relevance.dtype}.")
-    return relevance.astype(np.int64)
+def checked_columns(what, names, columns):
+    """The columns of qrels or of a run as 1-D arrays of one length, with the ids as bytes (see :func:`id_bytes`).
+
+    Every input route (a file, a dict, a DataFrame, a Qrels or Run built by
+    hand) comes through here, so all meet the same rules and their ids
+    compare alike, as trec_eval compares them.
+    """
+    arrays = [np.asarray(column) for column in columns]
+    for name, array in zip(names, arrays, strict=True):
+        if array.ndim != 1:
+            raise ValueError(f"{possessive(what)} {name} must be a 1-D array; got one of shape {array.shape}.")
+    lengths = [len(array) for array in arrays]
+    if len(set(lengths)) > 1:
+        shapes = ", ".join(f"{name} {length}" for name, length in zip(names, lengths, strict=True))
+        raise ValueError(f"{possessive(what)} columns must have one length, a row each; got {shapes}.")
+    ids = [id_bytes(array, f"{possessive(what)} {name}") for name, array in zip(names[:2], arrays[:2], strict=True)]
+    return (*ids, arrays[2])
+
+
+def first_row(mask, query_id, doc_id):
+    """The query and document of the first row where ``mask`` holds, as a message names them."""
+    row = int(np.flatnonzero(mask)[0])
+    return f"document {shown(doc_id[row])} of query {shown(query_id[row])}"
+
+
+def as_scores(values, query_id, doc_id):
+    """Run scores as float64: numbers (infinite ones rank first or last), never NaN, which ranks nowhere."""
+    if values.dtype.kind not in "fiu":
+        numeric = [isinstance(value, numbers.Real) and not isinstance(value, bool) for value in values]
+        if values.dtype.kind != "O" or not all(numeric):
+            where = first_row(~np.array(numeric, dtype=bool), query_id, doc_id) if values.dtype.kind == "O" else ""
+            raise InputError("run", f"run scores must be numbers; got dtype {values.dtype} {where}".strip() + ".")
+    scores = values.astype(np.float64)
+    if np.isnan(scores).any():
+        raise InputError(
+            "run",
+            f"the run scores {first_row(np.isnan(scores), query_id, doc_id)} NaN; every retrieved document needs a "
+            "number, which ranks it.",
+        )
+    return scores
+
+
+def as_integers(values, query_id, doc_id):
+    """Relevance judgements as int64: integers, or floats with integer values."""
+    if values.dtype.kind in "iub":
+        return values.astype(np.int64)
+    if values.dtype.kind in "fO":
+        try:
+            relevance = values.astype(np.float64)
+        except (TypeError, ValueError):
+            relevance = None
+        if relevance is not None and np.isfinite(relevance).all() and (relevance == np.round(relevance)).all():
+            return relevance.astype(np.int64)
+        if relevance is not None:
+            bad = ~(np.isfinite(relevance) & (relevance == np.round(relevance)))
+            raise InputError(
+                "qrels",
+                f"relevance judgements must be integers; the qrels judge {first_row(bad, query_id, doc_id)} "
+                f"{np.asarray(values[bad][0]).item()!r}.",
+            )
+    raise InputError("qrels", f"relevance judgements must be integers; got values of dtype {values.dtype}.")
+
+
+def possessive(what):
+    return f"the {what}'" if what.endswith("s") else f"the {what}'s"
 
 
 def id_bytes(ids, what="ids"):
@@ -94,21 +174,23 @@ def id_bytes(ids, what="ids"):
     ranks before 10, as "9" does in a file (trec_eval: descending ids).
     Anything else (a float such as 9.0, which would read "9.0") is a
     TypeError naming ``what``. Fixed-width when that fits, else an object
-    array of bytes (see :func:`fits_fixed_width`).
+    array of bytes (see :func:`fits_fixed_width`). An empty array holds no
+    id, whatever its dtype (``np.array([])`` is float64).
     """
-    kind = ids.dtype.kind if isinstance(ids, np.ndarray) else None
+    kind = ids.dtype.kind
     if kind == "S":
         return ids
+    if not len(ids):
+        return np.zeros(0, dtype="S1")
     if kind in ("i", "u"):
         # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
-        width = max(len(str(ids.min())), len(str(ids.max()))) if len(ids) else 1
-        return ids.astype(f"S{width}")
+        return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max())))}")
     if kind == "U":
         try:
             return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
         except UnicodeEncodeError:
             pass
-    elif kind not in (None, "O"):
+    elif kind != "O":
         hint = " (convert float ids with astype(int))" if kind == "f" else ""
         raise TypeError(f"{what} must be str, bytes or integers, as in a TREC file; got an array of {ids.dtype}{hint}.")
     return packed(
@@ -128,9 +210,8 @@ def one_id(value, what):
     )
 
 
-def comparable(first, second, field):
-    """A run's and a qrels' ids of ``field`` as bytes of one kind (see :func:`id_bytes`): fixed-width, or objects."""
-    first, second = id_bytes(first, f"the {field} of the run"), id_bytes(second, f"the {field} of the qrels")
+def comparable(first, second):
+    """Two arrays of byte-string ids (see :func:`id_bytes`) of one kind: both fixed-width, or both objects."""
     if first.dtype.kind != second.dtype.kind:
         return first.astype(object), second.astype(object)
     return first, second
@@ -169,80 +250,254 @@ def shown(value):
 
 
 @dataclass
-class Evaluation:
-    """The judged rankings of the evaluated queries and the ids of the queries."""
+class Part:
+    """The judged rankings of some of the ranked queries, and the weight of their values in each query's."""
 
     judged: JudgedRanking
+    queries: np.ndarray | None = None  # their places among the ranked queries; None: all, in order
+    weights: np.ndarray | None = None  # None: 1
+
+
+@dataclass
+class Evaluation:
+    """The judged rankings of the evaluated queries, in parts, and the ids of the queries.
+
+    Each ranked query's value is the weighted sum of its values in the
+    parts: one part of weight 1 but for a mixture over the depths of a
+    judged ranking (:func:`judged_depth_laws`).
+    """
+
+    parts: list
     query_ids: np.ndarray  # of the ranked queries, sorted
     missing_ids: np.ndarray  # qrels queries without any row to rank (complete=True), scored 0, sorted
 
 
-def join(qrels, run, *, relevance_level=1, complete=False, max_depth=None, ties=None, judged_only=False, num_docs=0):
+def join(
+    qrels,
+    run,
+    *,
+    relevance_level=1,
+    complete=False,
+    max_depth=None,
+    ties=None,
+    judged_only=False,
+    num_docs=0,
+    answered=None,
+):
     """Join a run to its qrels: each query's retrieved documents in rank order, then its judged unretrieved ones.
 
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
-    rankings; ``num_docs`` (-N) is the collection size for utility.
+    rankings; ``num_docs`` (-N) is the collection size for utility;
+    ``answered``: ids of queries that the run answers with no document
+    (a dict's empty entries), evaluated like the others.
     """
-    run_query, qrels_query = comparable(run.query_id, qrels.query_id, "query_id")
-    run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id, "doc_id"))
+    n_rows = len(run.score)
+    if not n_rows and answered is None and not complete:
+        raise InputError(
+            "run",
+            "the run is empty: it retrieves no document for any query. Pass complete=True (trec_eval -c) to "
+            "score every query of the qrels 0.",
+        )
+    run_ids = run.query_id if answered is None else np.concatenate((run.query_id, answered))
+    run_query, qrels_query = comparable(run_ids, qrels.query_id)
+    run_query, answered_query = run_query[:n_rows], run_query[n_rows:]
+    run_doc, qrels_doc = as_keys(*comparable(run.doc_id, qrels.doc_id))
     # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
     heads = np.flatnonzero(differs_from_previous(run_query))
-    vocabulary = np.unique(np.concatenate((run_query[heads], qrels_query)))
-    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=len(run_query)))
+    vocabulary = np.unique(np.concatenate((run_query[heads], answered_query, qrels_query)))
+    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=n_rows))
     qrels_code = np.searchsorted(vocabulary, qrels_query)
     in_qrels = np.bincount(qrels_code, minlength=len(vocabulary)) > 0
     in_run = np.bincount(run_code, minlength=len(vocabulary)) > 0
-    score = run.score
+    in_run[np.searchsorted(vocabulary, answered_query)] = True
+    evaluated = in_qrels & (in_run | complete)
+    if not evaluated.any():
+        raise ValueError(
+            "No queries with both results and relevance info (as trec_eval says): no query of the run is "
+            "judged in the qrels. Check that both use the same query ids, or pass complete=True (trec_eval -c) "
+            "to score every query of the qrels 0."
+        )
+    score, run_doc_id = run.score, run.doc_id
     if not in_qrels[run_code].all():  # trec_eval skips run queries nobody judged
         kept = np.flatnonzero(in_qrels[run_code])
-        run_code, run_doc, score = run_code[kept], run_doc[kept], score[kept]
+        run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
 
-    order, retrieved_code = trec_order(run_code, score, run_doc, ties)
-    if max_depth is not None:
-        starts = np.flatnonzero(differs_from_previous(retrieved_code))
-        shallow = positions_in_segments(starts, len(order)) < max_depth
-        order, retrieved_code = order[shallow], retrieved_code[shallow]
-
-    raw, qrels_row = judgements(
-        qrels_code, qrels_doc, qrels.relevance, retrieved_code, run_doc[order], (vocabulary, qrels.doc_id)
-    )
+    names = (vocabulary, qrels.doc_id)
+    raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
+    order, retrieved_code, depth = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth)
+    raw, qrels_row = raw[order], qrels_row[order]
+    check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
+    laws = None
     if judged_only:
+        if depth is not None:
+            laws = judged_depth_laws(retrieved_code, raw, score[order], depth)
         kept = raw >= 0
-        order, retrieved_code, raw = order[kept], retrieved_code[kept], raw[kept]
-    # Judged documents not retrieved (or cut by max_depth) rank last; with complete=True
-    # the qrels queries the run lacks are evaluated too, as rankings of such documents only.
-    evaluated = in_qrels & (in_run | complete)
+        order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
+    # Judged documents not retrieved (or cut by max_depth) rank last, after each query's retrieved ones;
+    # with complete=True the qrels queries the run lacks are evaluated too, as rankings of such documents only.
     unretrieved = np.ones(len(qrels_code), dtype=bool)
     unretrieved[qrels_row[qrels_row >= 0]] = False
     unretrieved &= evaluated[qrels_code] & (qrels.relevance >= 0)
     extra = np.flatnonzero(unretrieved)
     extra = extra[np.argsort(qrels_code[extra], kind="stable")]
-    if ties is None:
-        # Already in rank order: each query's unretrieved rows go after its retrieved ones.
-        places = np.searchsorted(retrieved_code, qrels_code[extra], "right")
-        codes = np.insert(retrieved_code, places, qrels_code[extra])
-        raw = np.insert(raw, places, qrels.relevance[extra])
-        retrieved = np.insert(np.ones(len(order), dtype=bool), places, False)
-        query_starts = np.flatnonzero(differs_from_previous(codes))
+    places = np.searchsorted(retrieved_code, qrels_code[extra], "right")
+    codes = np.insert(retrieved_code, places, qrels_code[extra])
+    raw = np.insert(raw, places, qrels.relevance[extra])
+    retrieved = np.insert(np.ones(len(order), dtype=bool), places, False)
+    is_query_start = differs_from_previous(codes)
+    block_changes = np.ones(len(codes), dtype=bool)  # a block per row: the order is the ranking's
+    if ties == "average":
+        # Blocks of equal scores; the rows not retrieved form one more block, below a retrieved score of -inf.
+        scores = np.insert(np.maximum(score[order], np.finfo(np.float64).min), places, -np.inf)
+        block_changes = differs_from_previous(scores) | is_query_start
+    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs)
+    ranked_codes = codes[is_query_start]
+    parts = [Part(rows.judged_ranking(depth=depth))] if laws is None else rows.mixture(ranked_codes, *laws)
+    ranked_query = np.zeros(len(vocabulary), dtype=bool)
+    ranked_query[ranked_codes] = True
+    # An evaluated query whose judgements are all negative, with no row retrieved, has no row at all: it scores 0.
+    missing = np.flatnonzero(evaluated & ~ranked_query)
+    return Evaluation(parts, vocabulary[ranked_query], vocabulary[missing])
+
+
+@dataclass
+class Rows:
+    """The rows of the evaluated queries in rank order (retrieved ones first), which their judged rankings take.
+
+    ``block_changes`` marks the first row of each block of tied scores (of
+    each query, without averaging).
+    """
+
+    codes: np.ndarray
+    raw: np.ndarray
+    retrieved: np.ndarray
+    block_changes: np.ndarray
+    level: int
+    num_docs: int
+
+    def judged_ranking(self, rows=slice(None), *, depth=None):
+        """The JudgedRanking of some ``rows`` (whole queries), with only their top ``depth`` retrieved.
+
+        The blocks of tied scores wholly below the depth are not retrieved;
+        one that straddles it is, and the ranking's depth limits what counts
+        (:class:`~sklearn_rankmetrics._grouping.Ranking`).
+        """
+        codes, raw, retrieved, changes = (
+            values[rows] for values in (self.codes, self.raw, self.retrieved, self.block_changes)
+        )
+        is_query_start = differs_from_previous(codes)
+        if depth is not None:
+            positions = positions_in_segments(np.flatnonzero(is_query_start), len(codes))
+            block_first = positions[np.maximum.accumulate(np.where(changes, np.arange(len(codes)), 0))]
+            retrieved = retrieved & (block_first < depth)
+            if not (retrieved & (positions >= depth)).any():
+                depth = None
+            # The rows not retrieved form one block, the last of their query.
+            after_retrieved = np.concatenate(([True], retrieved[:-1])) | is_query_start
+            changes = (changes & retrieved) | (~retrieved & after_retrieved)
+        query_starts = np.flatnonzero(is_query_start)
+        block_starts = None if changes.all() else np.flatnonzero(changes)
         labels = np.maximum(raw, 0).astype(np.float64)
-        ranking = Ranking(labels, query_starts, retrieved=None if retrieved.all() else retrieved)
+        retrieved = None if retrieved.all() else retrieved
+        ranking = Ranking(labels, query_starts, block_starts, retrieved=retrieved, depth=depth)
+        ranking.top_label = self.top_label  # that of every query: ERR scales its gains by it
+        return JudgedRanking(ranking, raw, self.level, self.num_docs)
+
+    @cached_property
+    def top_label(self):
+        return np.float64(np.max(self.raw, initial=0))
+
+    def mixture(self, ranked_codes, law_codes, law_depths, law_weights):
+        """The parts of judged rankings whose depths follow laws: one part per depth, of the queries it may be.
+
+        ``law_codes`` names the queries with a law, each value of which is a
+        depth and its chance; the other queries make one more part, without
+        a depth.
+        """
+        ranked = np.isin(law_codes, ranked_codes)  # -J may leave a query no row: it scores as a missing one
+        law_codes, law_depths, law_weights = law_codes[ranked], law_depths[ranked], law_weights[ranked]
+        fixed = ~np.isin(self.codes, law_codes)
+        parts = []
+        if fixed.any():
+            parts.append(Part(self.judged_ranking(fixed), np.flatnonzero(~np.isin(ranked_codes, law_codes))))
+        for depth in np.unique(law_depths):
+            at = law_depths == depth
+            codes, weights = law_codes[at], law_weights[at]
+            rows = np.isin(self.codes, codes)
+            parts.append(
+                Part(self.judged_ranking(rows, depth=int(depth)), np.searchsorted(ranked_codes, codes), weights)
+            )
+        return parts or [Part(self.judged_ranking())]  # no query left a row
+
+
+def ranked(code, score, doc, raw, *, ties, max_depth):
+    """The retrieved rows in rank order, cut at ``max_depth``: the one tie-and-depth step of every evaluation.
+
+    ``ties=None`` is trec_eval's order (descending score, then descending
+    document id); ``"stable"`` and ``"average"`` keep the input order of equal
+    scores (``"average"`` averages over their orderings later);
+    ``"pessimistic"`` and ``"optimistic"`` put the lowest (highest) judgement
+    first, -2 (pooled, unjudged) and -1 (not in the qrels) below 0. The cut
+    comes after: it takes the top ``max_depth`` of that order, as trec_eval's
+    -M does; with ``"average"``, a block of tied scores that straddles
+    ``max_depth`` is kept whole, and the depth returned (else None) limits
+    what counts as retrieved, in every ordering of the block. Returns the
+    order of the rows, their query codes and that depth.
+    """
+    if not len(code):  # an empty run, or none of its queries judged: nothing to order
+        return np.zeros(0, dtype=np.intp), code, None
+    if ties is None:
+        order, sorted_code = trec_order(code, score, doc)
     else:
-        codes = np.concatenate((retrieved_code, qrels_code[extra]))
-        raw = np.concatenate((raw, qrels.relevance[extra]))
-        # -inf marks the unretrieved rows: a retrieved score of -inf becomes the lowest float.
-        retrieved_score = np.maximum(score[order], np.finfo(np.float64).min)
-        scores = np.concatenate((retrieved_score, np.full(len(extra), -np.inf)))
-        ranking, grouping = build_ranking(np.maximum(raw, 0).astype(np.float64), scores, codes, ties=ties)
-        raw, codes = raw[grouping], codes[grouping]
-    ranked = np.zeros(len(vocabulary), dtype=bool)
-    ranked[codes[ranking.query_starts]] = True
-    # A lacking query whose judgements are all negative has no row at all: it scores 0.
-    missing = np.flatnonzero(evaluated & ~ranked)
-    judged_ranking = JudgedRanking(ranking, raw, relevance_level, num_docs)
-    return Evaluation(judged_ranking, vocabulary[ranked], vocabulary[missing])
+        policy = "stable" if ties == "average" else ties
+        order, sorted_code, _ = rank_order(code, score, ties=policy, y_true=raw)
+    if max_depth is None:
+        return order, sorted_code, None
+    position = positions_in_segments(np.flatnonzero(differs_from_previous(sorted_code)), len(order))
+    shallow = position < max_depth
+    depth = None
+    if ties == "average":
+        # The rows past the depth that tie with the last row above it (row `edge` of their query).
+        deep = np.flatnonzero(~shallow)
+        edge = deep - position[deep] + max_depth - 1
+        tied = deep[score[order[deep]] == score[order[edge]]]
+        if len(tied):
+            shallow[tied], depth = True, max_depth
+    return order[shallow], sorted_code[shallow], depth
 
 
-def trec_order(code, score, doc, ties):
+def judged_depth_laws(code, raw, score, depth):
+    """With judged_only, the law of the depth of each query's judged ranking where ``depth`` cuts a tie block.
+
+    trec_eval's -J removes the unjudged documents after the cut, which moves
+    the judged ones up: a query whose rows (in rank order: ``code``, ``raw``,
+    ``score``) run past the depth keeps its a' judged ones above its last
+    block, of m rows with j judged, and the judged ones among that block's
+    v places above the depth: a hypergeometric number T (m rows, j marked, v
+    drawn). Its judged ranking has depth a' + T, which averaging over the
+    block's orderings takes with T's chances (the judged rows of the block
+    fill those places in every order alike).
+
+    Returns the query codes, the depths and their chances, one per value.
+    """
+    starts = np.flatnonzero(differs_from_previous(code))
+    ends = np.append(starts[1:], len(code))
+    cut = ends - starts > depth
+    starts, ends = starts[cut], ends[cut]
+    run_starts = np.flatnonzero(differs_from_previous(score) | differs_from_previous(code))
+    block = run_starts[np.searchsorted(run_starts, ends, "left") - 1]  # each cut query's last block
+    judged_before = np.concatenate(([0], np.cumsum(raw >= 0)))
+    above, in_block = judged_before[block] - judged_before[starts], judged_before[ends] - judged_before[block]
+    queries, depths, chances = [], [], []
+    for members, count, law in hypergeometric_laws(ends - block, in_block, depth - (block - starts), together=True):
+        kept = law > 0
+        queries.append(np.broadcast_to(code[starts[members], None], law.shape)[kept])
+        depths.append((above[members, None] + count)[kept])
+        chances.append(law[kept])
+    return np.concatenate(queries), np.concatenate(depths), np.concatenate(chances)
+
+
+def trec_order(code, score, doc):
     """The rows in rank order: by query, descending score, then (trec_eval) descending document id.
 
     Run files usually list each query's documents together by descending
@@ -251,7 +506,7 @@ def trec_order(code, score, doc, ties):
     """
     same_query = code[1:] == code[:-1]
     contiguous = np.count_nonzero(~same_query) + 1 == np.count_nonzero(np.bincount(code))
-    if ties is None and contiguous and np.all((score[1:] <= score[:-1]) | ~same_query):
+    if contiguous and np.all((score[1:] <= score[:-1]) | ~same_query):
         if np.any(code[1:] < code[:-1]):
             order = group_by_query(code)
             sorted_code, sorted_score = code[order], score[order]
@@ -260,8 +515,6 @@ def trec_order(code, score, doc, ties):
         tied = np.flatnonzero((sorted_score[1:] == sorted_score[:-1]) & (sorted_code[1:] == sorted_code[:-1])) + 1
     else:
         order, sorted_code, changes = rank_order(code, score, ties="stable")
-        if ties is not None:
-            return order, sorted_code
         tied = np.flatnonzero(~changes[1:] & (sorted_code[1:] == sorted_code[:-1])) + 1
     if len(tied):
         # Each run of equal scores, re-sorted by document id, descending: the tied rows and the row above each.
@@ -292,9 +545,10 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     repeated = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
     if len(repeated):
         row = by_key[repeated[0] + 1]
-        raise ValueError(
+        raise InputError(
+            "qrels",
             f"the qrels judge document {shown(doc_names[row])} of query {shown(vocabulary[qrels_code[row]])} twice; "
-            "give each (query, document) pair one judgement."
+            "give each (query, document) pair one judgement.",
         )
     # Most retrieved documents are judged for no query at all: only the others need the (query, document) key.
     known = maybe_among(retrieved_doc, documents)
@@ -307,16 +561,55 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     qrels_row = np.full(len(retrieved_doc), -1, dtype=np.int64)
     qrels_row[known[found]] = by_key[slot[found]]
     matched = qrels_row >= 0
-    counts = np.bincount(qrels_row[matched], minlength=len(qrels_code))
-    if (counts > 1).any():
-        row = int(np.flatnonzero(counts > 1)[0])
-        raise ValueError(
-            f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[qrels_code[row]])}; "
-            "a run lists each document once per query."
-        )
     judgement = np.where(matched, relevance[np.maximum(qrels_row, 0)], NONPOOL)
     raw = np.where(judgement < 0, np.where(matched, UNJUDGED, NONPOOL), judgement)
     return raw, qrels_row
+
+
+def check_retrieved_once(code, doc, names):
+    """Refuse a document that the run retrieves twice for one query, as trec_eval does (within max_depth).
+
+    Equal (query, document) pairs have equal 64-bit hashes: one sort of the
+    hashes finds the few candidates, which are then compared exactly.
+    ``names`` (the query vocabulary and the rows' document ids) name them.
+    """
+    if len(code) < 2:
+        return
+    key = id_hash(doc) ^ (code.astype(np.uint64) * GOLDEN)
+    sorted_key = np.sort(key)
+    repeated = sorted_key[1:][sorted_key[1:] == sorted_key[:-1]]
+    if not len(repeated):
+        return
+    suspects = np.flatnonzero(np.isin(key, repeated))
+    suspects = suspects[np.lexsort((doc[suspects], code[suspects]))]
+    twice = (doc[suspects[1:]] == doc[suspects[:-1]]) & (code[suspects[1:]] == code[suspects[:-1]])
+    if twice.any():
+        vocabulary, doc_names = names
+        row = suspects[1:][twice][0]
+        raise InputError(
+            "run",
+            f"the run retrieves document {shown(doc_names[row])} twice for query {shown(vocabulary[code[row]])}; "
+            "a run lists each document once per query.",
+        )
+
+
+# Fibonacci hashing's multiplier, odd: multiplying by it permutes the 64-bit integers.
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def id_hash(ids):
+    """A 64-bit hash of each id (equal ids, equal hashes): integers as they are, strings 8 bytes at a time."""
+    if ids.dtype.kind in "iu":
+        return ids.astype(np.uint64)
+    if ids.dtype.kind not in "SU":
+        return np.array([hash(value) for value in ids], dtype=np.int64).view(np.uint64)
+    width = ids.dtype.itemsize
+    padded = np.zeros((len(ids), -(-width // 8) * 8), dtype=np.uint8)
+    padded[:, :width] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), width)
+    hashes = np.zeros(len(ids), dtype=np.uint64)
+    for word in padded.view(np.uint64).T:
+        hashes = (hashes ^ word) * GOLDEN
+    return hashes
 
 
 def maybe_among(values, members, bits=24):
@@ -329,10 +622,9 @@ def maybe_among(values, members, bits=24):
     if values.dtype != np.uint64:
         return np.arange(len(values))
     shift = np.uint64(64 - bits)
-    multiplier = np.uint64(0x9E3779B97F4A7C15)
     present = np.zeros(2**bits, dtype=bool)
-    present[(members * multiplier) >> shift] = True
-    return np.flatnonzero(present[(values * multiplier) >> shift])
+    present[(members * GOLDEN) >> shift] = True
+    return np.flatnonzero(present[(values * GOLDEN) >> shift])
 
 
 # ---- measures: names and parameters, as trec_eval's -m ----------------------------------------
@@ -342,16 +634,45 @@ def parse_measure(spec):
     """A measure request ``NAME[.PARAMS]`` (trec_eval's -m): the measure names and parameters it stands for.
 
     Returns a list of (name, parameter text or None). Nicknames (``official``,
-    ``all_trec``, ``set``) expand to their measures.
+    ``all_trec``, ``set``) expand to their measures; a ranking metric name of
+    the library stands for itself, with ``"library"`` as its parameters. The
+    parameters and the options are checked here, before any evaluation.
     """
     if not isinstance(spec, str):
         raise TypeError(f"a measure is a str such as 'map' or 'P.5,10'; got {spec!r}.")
-    base, _, params = spec.partition(".")
+    base, dot, params = spec.partition(".")
+    if dot and not params and (base in MEASURES or base in NICKNAMES):
+        raise ValueError(f"{spec!r} has a dot but no parameters: give them (as in 'P.5,10') or drop the dot.")
     if base in NICKNAMES and not params:
         return [(name, None) for name in NICKNAMES[base]]
     if base in MEASURES:
+        parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
+    if not is_metric_name(spec) and "@" not in spec and "(" not in spec:
+        close = near_measure(spec)
+        hint = f" Did you mean {close!r}?" if close else ""
+        raise ValueError(
+            f"{spec!r} is neither a trec_eval measure nor a ranking metric name.{hint} trec_eval's measures "
+            "take their parameters after a dot (as in 'P.5,10', 'ndcg_cut.10' or 'rbp.p=0.8'); its sets are "
+            f"{', '.join(NICKNAMES)}; ranking metric names read as 'nDCG@10', 'AP' or 'R@100'."
+        )
+    shared_kernel(spec, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     return [(spec, "library")]
+
+
+def near_measure(spec):
+    """The request closest to a mistyped one: ``ndcg_cut10`` -> ``ndcg_cut.10``, ``mapp`` -> ``map``."""
+    base, _, params = spec.partition(".")
+    run_on = re.fullmatch(r"(?P<base>.*?[A-Za-z])_?(?P<params>[0-9][0-9.,]*)", spec)  # parameters without the dot
+    if not params and run_on:
+        base, params = run_on["base"], run_on["params"]
+    if params:
+        with_parameters = [name for name, measure in MEASURES.items() if measure.parameters]
+        close = difflib.get_close_matches(base, with_parameters, n=1)
+        if close:
+            return f"{close[0]}.{params}"
+    close = difflib.get_close_matches(spec, [*MEASURES, *NICKNAMES], n=1)
+    return close[0] if close else None
 
 
 def measure_values(judged, base, params):
@@ -362,16 +683,64 @@ def measure_values(judged, base, params):
     if measure.compute is None:  # runid
         return []
     values = parsed_parameters(base, measure, params)
-    arrays = measure.compute(judged, values)
-    return list(zip(full_names(base, measure, values, params), arrays, strict=True))
+    names = full_names(base, measure, values, params)
+    if not judged.ranking.n_queries:  # every evaluated query lacks a row: each takes the value of a missing one
+        return [(name, np.zeros(0, dtype=object if measure.summary == "none" else np.float64)) for name in names]
+    return list(zip(names, measure.compute(judged, values), strict=True))
+
+
+def evaluation_values(evaluation, base, params):
+    """:func:`measure_values` of the ranked queries: each query's values weighted over the parts it is in."""
+    summary = MEASURES[base].summary if base in MEASURES else None
+    first = evaluation.parts[0]
+    if first.queries is None:  # one part, of weight 1
+        pairs = measure_values(first.judged, base, params)
+    elif summary == "none":
+        raise ValueError(
+            f"{base} is defined on one ordering of the documents; with ties='average', judged_only and a "
+            "max_depth that cuts a tie block it is not available (its strings have no mean)."
+        )
+    else:
+        pairs = None
+        for part in evaluation.parts:
+            values_of_part = measure_values(part.judged, base, params)
+            if pairs is None:
+                pairs = [(name, np.zeros(len(evaluation.query_ids))) for name, _ in values_of_part]
+            for (_, total), (_, values) in zip(pairs, values_of_part, strict=True):
+                total[part.queries] += values if part.weights is None else part.weights * values
+    if summary == "gm":  # the floored log of each query's value (of its mean over orderings), as pytrec_eval reports
+        pairs = [(name, np.log(np.maximum(values, MIN_GEO_MEAN))) for name, values in pairs]
+    return pairs
+
+
+# What the evaluation sets for every library metric it computes, for the message that refuses it in a name.
+SET_BY_THE_EVALUATION = {
+    "ties": "evaluate_run sets for every measure: pass ties= to evaluate_run",
+    "average": "evaluate_run sets for every measure: pass average= to evaluate_run",
+    "qid": "the run sets: its query ids",
+    "judged": "the qrels set: the judged documents",
+}
 
 
 def library_values(judged, name):
-    score_func, options = parse_metric_name(name)
-    if score_func not in KERNELS:
-        raise ValueError(f"{name!r} cannot be computed from a run; use a trec_eval measure or a ranking metric name.")
+    """A ranking metric's per-query values on the judged ranking, with trec_eval's relevance level.
+
+    A metric with a relevance threshold counts as relevant what the
+    trec_eval measures do (a judgement at least the level, 0 included),
+    unless its name sets a threshold itself or asks for graded gains; bpref
+    learns which documents are judged.
+    """
+    _, kernel, options = shared_kernel(name, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     zero_division = options.pop("zero_division", 0.0)
-    values, defined = KERNELS[score_func](judged.ranking, **options)
+    takes = inspect.signature(kernel).parameters
+    if not judged.ranking.n_queries:
+        return np.zeros(0)
+    if "judged" in takes:
+        options["judged"] = judged.judged
+    ranking = judged.ranking
+    if "relevance_threshold" in takes and "relevance_threshold" not in options and not options.get("graded"):
+        ranking, options["relevance_threshold"] = judged.binary, 1
+    values, defined = kernel(ranking, **options)
     return np.where(defined, values, zero_division)
 
 
@@ -440,8 +809,9 @@ def summarize(measure, values, n_queries):
         return float(np.exp(np.sum(values) / n_queries)) if n_queries else 0.0
     if measure.summary == "count":
         return n_queries
-    if measure.summary == "sum":
-        return int(np.sum(values))
+    if measure.summary == "sum":  # a count: whole, but where a mean over the orderings of a tie block is not
+        total = float(np.sum(values))
+        return int(total) if total.is_integer() else total
     return float(np.sum(values) / n_queries) if n_queries else 0.0
 
 
@@ -470,28 +840,57 @@ def evaluate_run(
     run : path, file object, dict, DataFrame or Run
         The ranked results: a TREC run file, a dict ``{query_id: {doc_id:
         score}}``, a DataFrame with columns ``query_id``, ``doc_id``,
-        ``score``, or the result of :func:`read_run`.
+        ``score``, or the result of :func:`read_run`. Scores are numbers
+        (``inf`` and ``-inf`` rank first and last); NaN is an error, whatever
+        the input. A dict's query that maps to no document is evaluated, with
+        nothing retrieved, as pytrec_eval does.
     metrics : sequence of str, default=("official",)
         The measures, as given to trec_eval's ``-m``: names (``"map"``,
         ``"ndcg"``), names with parameters (``"P.5,10"``, ``"ndcg_cut.10"``,
         ``"rbp.p=0.8"``) and sets (``"official"``, trec_eval's default,
         ``"all_trec"``, ``"set"``); and ranking metric names of this library
-        (``"nDCG@10"``, ``"AP"``, ``"RR"``, ``"R@100"``, ``"err@20"``).
+        (``"nDCG@10"``, ``"AP"``, ``"RR"``, ``"R@100"``, ``"err@20"``). Each
+        measure is computed once, with the parameters of every request: a
+        list ``["P.5", "P.10"]`` gives ``P_5`` and ``P_10`` (the command, as
+        trec_eval, keeps the first parameters of a repeated ``-m``).
     relevance_level : int, default=1
-        A document is relevant when its judgement is at least this (trec_eval ``-l``).
+        A document is relevant when its judgement is at least this (trec_eval
+        ``-l``), for trec_eval's measures and the library's names alike
+        (``"AP"`` is ``"map"``), unless a name sets its own
+        ``relevance_threshold``. 0: every judged document is relevant, and
+        neither an unjudged one nor one absent from the qrels is.
     complete : bool, default=False
         Also score the queries of the qrels that the run does not answer, as
-        0 in every measure (trec_eval ``-c``).
+        0 in every measure (trec_eval ``-c``); an empty run then scores every
+        query 0 (without it, an empty run is an error).
     max_depth : int, default=None
         Only the top ``max_depth`` documents of each query count as retrieved
-        (trec_eval ``-M``). None: all.
+        (trec_eval ``-M``), taken in the order of ``ties``: trec_eval's, or
+        the tie policy's. With ``ties="average"``, a block of tied scores
+        that straddles the depth fills the places above it with some of its
+        documents, and each measure is its exact mean, over the orderings of
+        the block, on the ranking cut at ``max_depth`` (P@1 of a tie between
+        a relevant and a non-relevant document is 0.5); counts of retrieved
+        documents (``num_rel_ret``, ``num_nonrel_judged_ret``) are then
+        expected counts, which can be fractions; ``gm_map`` and ``gm_bpref``
+        take the log of each query's mean. None: all.
     judged_only : bool, default=False
-        Remove the unjudged documents from each ranking first (trec_eval ``-J``).
+        Remove the unjudged documents from each ranking (trec_eval ``-J``),
+        after the cut at ``max_depth``, as trec_eval does. With
+        ``ties="average"`` and a tie block cut by ``max_depth``, the number of
+        judged documents above the depth depends on the block's order too:
+        the mean also runs over its (hypergeometric) law.
     ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
         None: trec_eval's order, by descending score and then descending
         document id (the rank column is ignored). Otherwise the library's
-        policy for equal scores (``"average"``: the exact mean over their
-        orderings).
+        policy for equal scores: ``"average"``, the exact mean over their
+        orderings (the measures defined on one ordering, ``infAP``,
+        ``iprec_at_recall``, ``11pt_avg``, ``relstring``, ``binG``, ``G``,
+        ``ndcg_rel`` and ``Rndcg``, refuse it where scores tie, a cut at
+        ``max_depth`` or not); ``"pessimistic"``
+        and ``"optimistic"``, the lowest and the highest judgement first (a
+        document judged negatively, then one absent from the qrels, below a
+        judgement of 0); ``"stable"``, the input order.
     average : bool, default=True
         Return each measure's summary over queries (a mean; sums for the
         ``num_*`` counts; a geometric mean for ``gm_map`` and ``gm_bpref``);
@@ -503,6 +902,16 @@ def evaluate_run(
         Measure name (trec_eval's, such as ``"P_5"``) to its summary, or to
         the array of per-query values.
 
+    Raises
+    ------
+    ValueError
+        For a malformed file (naming it and the line), an input whose
+        columns differ in length, a NaN score, an empty run (without
+        ``complete``), a bad measure name or option (a near miss names the
+        measure it resembles).
+    TypeError
+        For an option of the wrong type, such as ``complete="yes"``.
+
     See Also
     --------
     read_qrels, read_run : Read the files once to evaluate several runs or settings.
@@ -513,11 +922,18 @@ def evaluate_run(
     Every judged document counts: one that the run did not retrieve takes no
     rank but counts in the number of relevant documents and the ideal
     ranking (the library's ``-inf`` convention). Run queries without
-    judgements are skipped, as in trec_eval. A document retrieved twice for
-    one query, or judged twice, is an error. Ids compare as trec_eval
-    compares them, byte by byte (``strcmp``): str as its UTF-8, an integer
-    as its decimal text (float ids are refused), so ties rank the same
-    whichever way the ids arrive; the ``"qid"`` of per-query values are str.
+    judgements are skipped, as in trec_eval; when no query of the run is
+    judged, there is nothing to evaluate (an error) unless ``complete``. A
+    document retrieved twice for one query (within ``max_depth``), or judged
+    twice, is an error, as in trec_eval. Ids compare as trec_eval compares
+    them, byte by byte (``strcmp``): str as its UTF-8, an integer as its
+    decimal text (float ids are refused), so ties rank the same whichever
+    way the ids arrive; the ``"qid"`` of per-query values are str.
+
+    One difference from trec_eval 10: with ``judged_only``, a query left
+    with no retrieved document scores 0 in ``iprec_at_recall`` and
+    ``11pt_avg``, where trec_eval divides 0 by 0 and prints ``-nan`` (for
+    the levels whose cutoff rounds to 0 documents, and in their means).
 
     Examples
     --------
@@ -531,35 +947,69 @@ def evaluate_run(
         check_option("ties", ties, TIES)
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
-    if max_depth is not None and (not isinstance(max_depth, numbers.Integral) or max_depth < 1):
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['official'].")
+    if max_depth is not None and (not isinstance(max_depth, numbers.Integral) or isinstance(max_depth, bool)):
+        raise TypeError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
+    if max_depth is not None and max_depth < 1:
         raise ValueError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
-    if not isinstance(relevance_level, numbers.Integral):
-        raise TypeError(f"relevance_level must be an integer; got {relevance_level!r}.")
+    relevance_level = check_relevance_level(relevance_level, "relevance_level")
+    complete, judged_only = check_flag("complete", complete), check_flag("judged_only", judged_only)
+    average = check_flag("average", average)
+    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
     evaluation = join(
         as_qrels(qrels),
         as_run(run),
-        relevance_level=int(relevance_level),
+        relevance_level=relevance_level,
         complete=complete,
         max_depth=max_depth,
         ties=ties,
         judged_only=judged_only,
+        answered=answered_without_rows(run),
     )
-    return collect(evaluation, metrics, average=average)
+    return collect(evaluation, requests, average=average)
 
 
-def collect(evaluation, metrics, *, average=True):
-    """Each requested measure's per-query values (missing queries included, sorted by id) or summary."""
-    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
+def check_relevance_level(level, name):
+    """The relevance level: an integer >= 0 (0: every judged document is relevant)."""
+    if not isinstance(level, numbers.Integral) or isinstance(level, bool):
+        raise TypeError(f"{name} must be an integer >= 0; got {level!r}.")
+    if level < 0:
+        raise ValueError(
+            f"{name} must be an integer >= 0; got {level}. Negative judgements mark pooled documents left "
+            "unjudged, which no level makes relevant."
+        )
+    return int(level)
+
+
+def query_table(evaluation, requests):
+    """The evaluated queries' ids, as bytes in strcmp's order (trec_eval's), and per request its measure and
+    (name, per-query values) pairs.
+
+    The values follow the ids, the queries without a row included; the
+    measure is None for a ranking metric name of the library.
+    """
     ids = np.concatenate((evaluation.query_ids, evaluation.missing_ids))
-    order = np.argsort(ids, kind="stable")  # as bytes: strcmp's order, trec_eval's
-    ids = as_text(ids)
-    results = {} if average else {"qid": ids[order]}
+    order = np.argsort(ids, kind="stable")
+    table = []
     for base, params in requests:
         measure = MEASURES.get(base)
-        for name, values in measure_values(evaluation.judged, base, params):
-            values = with_missing(evaluation, measure, values)
+        pairs = evaluation_values(evaluation, base, params)
+        table.append(
+            (base, measure, [(name, with_missing(evaluation, measure, values)[order]) for name, values in pairs])
+        )
+    return ids[order], table
+
+
+def collect(evaluation, requests, *, average=True):
+    """Each requested (measure, parameters)'s per-query values (missing queries included, sorted by id) or summary."""
+    ids, table = query_table(evaluation, requests)
+    results = {} if average else {"qid": as_text(ids)}
+    for _, measure, pairs in table:
+        for name, values in pairs:
             if not average:
-                results[name] = values[order]
+                results[name] = values
             elif measure is None or measure.summary != "none":  # relstring: per query only
                 results[name] = summarize(measure, values, len(ids))
     return results

@@ -87,7 +87,9 @@ class Run:
     score : ndarray of float64
         The retrieval score; trec_eval ranks by it, never by the rank column.
     name : str, default=""
-        The run tag (the 6th column of the last line, as trec_eval's ``runid``).
+        The run tag (the 6th column of the last line, as trec_eval's
+        ``runid``); bytes that are not UTF-8 are kept as surrogate escapes,
+        as in the ids.
 
     See Also
     --------
@@ -207,7 +209,7 @@ def read_run(source):
 def read_run_bytes(source):
     """:func:`read_run` with the ids kept as bytes, as the evaluation compares them."""
     _, columns, last_line = read_columns(source, RUN)
-    name = last_line[5].decode("utf-8", "replace") if last_line else ""  # a label to print, not an id
+    name = last_line[5].decode("utf-8", "surrogateescape") if last_line else ""  # lossless, as the ids
     return Run(columns["query_id"], columns["doc_id"], columns["score"], name)
 
 

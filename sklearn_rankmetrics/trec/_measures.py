@@ -33,10 +33,15 @@ class JudgedRanking:
     """The evaluated queries' rankings in trec_eval's order, and what the measures need besides.
 
     ``ranking`` holds the retrieved documents of each query in rank order
-    followed by its judged documents that were not retrieved; ``raw`` holds,
-    in the same order, each row's judgement, or trec_eval's codes -1 (not in
-    the qrels) and -2 (in the qrels with a negative judgement: pooled but
-    unjudged).
+    followed by its judged documents that were not retrieved, with their
+    judgements as labels (the gains); ``raw`` holds, in the same order, each
+    row's judgement, or trec_eval's codes -1 (not in the qrels) and -2 (in
+    the qrels with a negative judgement: pooled but unjudged).
+
+    With averaged ties, a ranking whose depth cuts a tie block (``max_depth``)
+    gives each measure its mean over the orderings of the block: the counts
+    of retrieved documents of a kind (``num_rel_ret``) are then expected
+    counts, which need not be whole numbers.
     """
 
     ranking: object
@@ -56,8 +61,18 @@ class JudgedRanking:
         return self.raw >= 0
 
     @cached_property
+    def binary(self):
+        """The ranking labelled 1 where the judgement is at least the level, else 0: trec_eval's relevance.
+
+        With level 0 every judged document is relevant, and neither an
+        unjudged one nor one absent from the qrels is, which the labels of
+        :attr:`ranking` (0 for all three) cannot tell apart.
+        """
+        return self.ranking.with_labels((self.raw >= self.level).astype(np.float64))
+
+    @cached_property
     def relevant(self):
-        return self.ranking.relevance(self.level)
+        return self.binary.relevance(1)
 
     @cached_property
     def num_ret(self):
@@ -69,12 +84,36 @@ class JudgedRanking:
 
     @cached_property
     def num_rel_ret(self):
-        return self.ranking.query_count(self.relevant.mask).astype(np.float64)
+        return self.retrieved_count(self.relevant.per_block)
+
+    @cached_property
+    def num_rel_ret_variance(self):
+        """The variance of num_rel_ret over the orderings of a tie block cut by the depth (0 for the others).
+
+        The v places above the depth of a block of m rows, r of them
+        relevant, hold a hypergeometric number of relevant ones.
+        """
+        ranking = self.ranking
+        if ranking.depth is None or not ranking.has_ties:
+            return np.zeros(ranking.n_queries)
+        m, v, r = ranking.block_sizes.astype(np.float64), ranking.visible(None), self.relevant.per_block
+        return ranking.query_total(v * r * (m - r) * (m - v) / (m**2 * np.maximum(m - 1.0, 1.0)))
+
+    def retrieved_count(self, in_block):
+        """The number of retrieved rows counted by ``in_block`` (rows per block): expected, where the depth cuts."""
+        return hits(self.ranking, in_block, None)
 
     def values(self, kernel, **options):
-        """A kernel's per-query values (rows of them), 0 where undefined (trec_eval's convention)."""
-        values, defined = kernel(self.ranking, **options)
-        return np.where(defined.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
+        """A kernel's per-query values (rows of them) on the graded ranking, 0 where undefined (trec_eval's way)."""
+        return defined_or_zero(*kernel(self.ranking, **options))
+
+    def binary_values(self, kernel, **options):
+        """A binary kernel's per-query values at trec_eval's relevance level, 0 where undefined."""
+        return defined_or_zero(*kernel(self.binary, relevance_threshold=1, **options))
+
+
+def defined_or_zero(values, defined):
+    return np.where(defined.reshape(-1, *[1] * (np.ndim(values) - 1)), values, 0.0)
 
 
 def divide(numerator, denominator):
@@ -90,7 +129,9 @@ class Measure:
     (integers, one value each: ``P_5``), ``"levels"`` (floats, one value
     each: ``iprec_at_recall_0.10``), ``"numbers"`` (floats that change one
     value: ``set_F``) or ``"pairs"`` (``name=value``: ``rbp.p=0.8``).
-    ``summary`` is ``"mean"``, ``"gm"`` (geometric mean), ``"sum"`` (printed as
+    ``summary`` is ``"mean"``, ``"gm"`` (geometric mean: the evaluation
+    reports the floored log of each query's value, as pytrec_eval does, and
+    the exponential of their mean), ``"sum"`` (printed as
     an integer), ``"count"`` (the number of queries) or ``"none"`` (per query
     only: relstring's strings). ``per_query``: whether
     ``-q`` prints it for each query.
@@ -109,11 +150,6 @@ class Measure:
 
 
 # Per-measure computations: (judged ranking, parameters) -> list of per-query arrays (one per value).
-
-
-def geometric(function):
-    """Per-query values for a geometric mean: the log of each, floored (pytrec_eval reports these)."""
-    return lambda judged, _: [np.log(np.maximum(function(judged), MIN_GEO_MEAN))]
 
 
 def single(function):
@@ -135,7 +171,7 @@ def rprec_mult(judged, multiples):
 
 
 def interpolated(judged, levels):
-    return list(judged.values(_interpolated_precision, recall_levels=levels, relevance_threshold=judged.level).T)
+    return list(judged.binary_values(_interpolated_precision, recall_levels=levels).T)
 
 
 def eleven_point(judged, levels):
@@ -174,15 +210,26 @@ def rbp(judged, pairs):
 
 
 def rbp_resid(judged, pairs):
-    unjudged_retrieved = judged.ranking.query_count(~judged.judged & judged.retrieved)
-    residual = rbp_residual(judged.ranking, p=persistence(pairs), judged=judged.judged)
-    return [np.where(unjudged_retrieved > 0, residual, 0.0)]  # trec_eval: 0 when every retrieved document is judged
+    """RBP's residual: the weight past the list, p ** num_ret, plus (1 - p) p ** i at each unjudged rank i + 1.
+
+    As :func:`~sklearn_rankmetrics._ir_measures.rbp_residual` computes it,
+    but 0 when every retrieved document is judged (trec_eval): the weight
+    past the list counts with the chance that some unjudged document is
+    retrieved, 0 or 1 but where the depth cuts a tie block.
+    """
+    p = persistence(pairs)
+    ranking = judged.ranking
+    residual = rbp_residual(ranking, p=p, judged=judged.judged)
+    unjudged = ranking.with_labels((judged.retrieved & ~judged.judged).astype(np.float64))
+    some_unjudged, _ = _hit_rate(unjudged)
+    return [residual - p**judged.num_ret * (1.0 - some_unjudged)]
 
 
 def unjudged(judged, k):
+    """The share of the top k that is unjudged (expected over the orderings of tied scores)."""
     ranking = judged.ranking
-    top = judged.retrieved & (ranking.positions < k)
-    return ranking.query_count(top & ~judged.judged) / k
+    in_block = ranking.per_block((judged.retrieved & ~judged.judged).astype(np.float64))
+    return hits(ranking, in_block, ranking.cutoff(k)) / k
 
 
 def gains(judged, pairs, name):
@@ -335,6 +382,7 @@ def relevance_string(judged, numbers):
     from the qrels and ``.`` for one judged negative (pooled, unjudged).
     """
     ranking = judged.ranking
+    strict_order(ranking, "relstring")
     shown = judged.retrieved & (ranking.positions < int(numbers[0]))
     raw = judged.raw[shown]
     characters = np.select([raw > 9, raw >= 0, raw == NONPOOL], [">", raw.clip(0, 9).astype(str), "-"], default=".")
@@ -362,9 +410,14 @@ def strict_order(ranking, name):
 
 
 def num_nonrel_judged_ret(judged):
-    ranking = judged.ranking
-    retrieved = judged.retrieved
-    return ranking.query_count(retrieved & judged.judged) - judged.num_rel_ret
+    judged_retrieved = judged.ranking.per_block((judged.retrieved & judged.judged).astype(np.float64))
+    return judged.retrieved_count(judged_retrieved) - judged.num_rel_ret
+
+
+def set_map(judged):
+    """num_rel_ret ** 2 / (num_ret num_rel): its mean over orderings takes num_rel_ret's variance too."""
+    square = judged.num_rel_ret**2 + judged.num_rel_ret_variance
+    return divide(square, judged.num_ret * judged.num_rel)
 
 
 #: trec_eval's measures by name, in trec_eval's order of output: each a ``Measure`` that computes
@@ -376,32 +429,30 @@ MEASURES = {
     "num_ret": Measure(single(lambda judged: judged.num_ret), summary="sum"),
     "num_rel": Measure(single(lambda judged: judged.num_rel), summary="sum"),
     "num_rel_ret": Measure(single(lambda judged: judged.num_rel_ret), summary="sum"),
-    "map": Measure(single(lambda judged: judged.values(_average_precision, relevance_threshold=judged.level))),
+    "map": Measure(single(lambda judged: judged.binary_values(_average_precision))),
     "gm_map": Measure(
-        geometric(lambda judged: judged.values(_average_precision, relevance_threshold=judged.level)),
+        single(lambda judged: judged.binary_values(_average_precision)),
         summary="gm",
         per_query=False,
     ),
-    "Rprec": Measure(single(lambda judged: judged.values(_r_precision, relevance_threshold=judged.level))),
-    "bpref": Measure(
-        single(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged))
-    ),
-    "recip_rank": Measure(single(lambda judged: judged.values(_reciprocal_rank, relevance_threshold=judged.level))),
+    "Rprec": Measure(single(lambda judged: judged.binary_values(_r_precision))),
+    "bpref": Measure(single(lambda judged: judged.binary_values(_bpref, judged=judged.judged))),
+    "recip_rank": Measure(single(lambda judged: judged.binary_values(_reciprocal_rank))),
     "iprec_at_recall": Measure(interpolated, "levels", RECALL_LEVELS),
     "P": Measure(
-        per_cutoff(lambda judged, k: judged.values(_precision, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_precision, k=k)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
     "relstring": Measure(relevance_string, "numbers", (10.0,), summary="none"),
     "recall": Measure(
-        per_cutoff(lambda judged, k: judged.values(_recall, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_recall, k=k)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
     "infAP": Measure(single(inferred_average_precision)),
     "gm_bpref": Measure(
-        geometric(lambda judged: judged.values(_bpref, relevance_threshold=judged.level, judged=judged.judged)),
+        single(lambda judged: judged.binary_values(_bpref, judged=judged.judged)),
         summary="gm",
         per_query=False,
     ),
@@ -415,13 +466,13 @@ MEASURES = {
     "Rndcg": Measure(lambda judged, pairs: ndcg_at_levels(judged, pairs), "pairs"),
     "ndcg_cut": Measure(per_cutoff(lambda judged, k: judged.values(_ndcg, k=k)), "cutoffs", STANDARD_CUTOFFS),
     "map_cut": Measure(
-        per_cutoff(lambda judged, k: judged.values(_average_precision, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_average_precision, k=k)),
         "cutoffs",
         STANDARD_CUTOFFS,
     ),
     "relative_P": Measure(per_cutoff(relative_precision), "cutoffs", STANDARD_CUTOFFS),
     "success": Measure(
-        per_cutoff(lambda judged, k: judged.values(_hit_rate, k=k, relevance_threshold=judged.level)),
+        per_cutoff(lambda judged, k: judged.binary_values(_hit_rate, k=k)),
         "cutoffs",
         (1, 5, 10),
     ),
@@ -430,7 +481,7 @@ MEASURES = {
         single(lambda judged: divide(judged.num_rel_ret, np.minimum(judged.num_ret, judged.num_rel)))
     ),
     "set_recall": Measure(single(lambda judged: divide(judged.num_rel_ret, judged.num_rel))),
-    "set_map": Measure(single(lambda judged: divide(judged.num_rel_ret**2, judged.num_ret * judged.num_rel))),
+    "set_map": Measure(single(set_map)),
     "set_F": Measure(set_f, "numbers", (1.0,)),
     "num_nonrel_judged_ret": Measure(single(num_nonrel_judged_ret), summary="sum"),
     "rbp": Measure(rbp, "pairs"),
