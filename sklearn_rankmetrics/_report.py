@@ -9,7 +9,7 @@ from ._grouping import query_ids_of_rows, rank_queries
 from ._parallel import map_in_threads
 from ._registry import KERNELS, parse_metric_name
 from ._resampling import bootstrap_interval, check_resampling
-from ._validation import check_flag, check_zero_division
+from ._validation import check_flag, check_zero_division, plain
 from ._warnings import warn
 
 # Options that belong to the whole report: one sort serves every metric.
@@ -103,7 +103,7 @@ def ranking_report(
     (0.75, 0.5, 1.0)
     """
     if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     check_zero_division(zero_division)
     check_flag("average", average)
     if confidence_level is not None:
@@ -114,10 +114,10 @@ def ranking_report(
     for name in metrics:
         score_func, options = parse_metric_name(name)
         if score_func not in KERNELS:
-            raise ValueError(f"{name!r} cannot share a ranking with the other metrics; call it on its own.")
+            raise ValueError(f"{plain(name)!r} cannot share a ranking with the other metrics; call it on its own.")
         shared = sorted(set(options) & set(SHARED))
         if shared:
-            raise ValueError(f"{name!r} sets {', '.join(shared)}, which the report sets once for every metric.")
+            raise ValueError(f"{plain(name)!r} sets {', '.join(shared)}, which the report sets once for every metric.")
         requests.append((name, KERNELS[score_func], options))
 
     cutoffs = [options.get("k") for _, _, options in requests]
