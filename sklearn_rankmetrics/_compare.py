@@ -16,7 +16,7 @@ from scipy import stats
 from ._parallel import map_in_threads
 from ._report import ranking_report
 from ._resampling import BLOCK, bootstrap_means, check_resampling, resample_blocks
-from ._validation import check_option
+from ._validation import check_option, plain
 from ._warnings import warn
 
 TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap")
@@ -239,7 +239,7 @@ def compare_rankings(
     systems = check_systems(y_scores, baseline)
     test = check_option("test", test, TESTS)
     if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of 'holm', 'bonferroni', None; got {correction!r}.")
+        raise ValueError(f"correction must be one of 'holm', 'bonferroni', None; got {plain(correction)!r}.")
     n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     unknown = sorted(set(options) - set(REPORT_OPTIONS))
     if unknown:
@@ -284,7 +284,9 @@ def check_systems(y_scores, baseline):
     if len(systems) < 2:
         raise ValueError(f"compare_rankings needs at least two systems in y_scores; got {len(systems)}.")
     if baseline is not None and baseline not in systems:
-        raise ValueError(f"baseline={baseline!r} is not a system of y_scores; the systems are {list(systems)}.")
+        raise ValueError(
+            f"baseline={plain(baseline)!r} is not a system of y_scores; the systems are {plain(list(systems))}."
+        )
     return systems
 
 
@@ -432,9 +434,9 @@ def warn_if_powerless(differences, test, alpha, metrics, pairs):
     for column in np.flatnonzero(constant):
         metric, (a, b) = metrics[column // len(pairs)], pairs[column % len(pairs)]
         warn(
-            f"{b!r} minus {a!r} on {metric!r} is {differences[0, column]:g} on every query: without spread the "
-            "bootstrap-t statistic is undefined and its p-value is 1. The randomization test gives an exact "
-            "p-value for such differences.",
+            f"{plain(b)!r} minus {plain(a)!r} on {plain(metric)!r} is {differences[0, column]:g} on every query: "
+            "without spread the bootstrap-t statistic is undefined and its p-value is 1. The randomization test "
+            "gives an exact p-value for such differences.",
             UserWarning,
         )
 

@@ -34,7 +34,8 @@ def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None
         Query (user) of each row; None: a single query, or one per row of a
         score matrix.
     k : int, default=10
-        How many items each query shows.
+        How many items each query shows, an integer >= 1 (not None: coverage
+        counts the items of each query's top k).
     catalog : array-like, default=None
         The ids of every item of the catalogue. None: the distinct items of
         ``item_id``, or the columns of a score matrix. Every item of
@@ -81,9 +82,7 @@ def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None
     >>> catalog_coverage(y_score=[[3, 2, 1, 0], [1, 3, 2, 0]], k=1)
     0.5
     """
-    k = check_k(k)
-    if k is None:
-        raise ValueError("k must be an integer >= 1: coverage counts the items of each query's top k.")
+    k = check_k(k, allow_none=False)  # coverage counts the items of each query's top k
     ties = check_option("ties", ties, ("average", "pessimistic", "optimistic", "stable"))
     if item_id is None:
         items, y_score, qid, catalog = top_k_entries(y_score, k, qid=qid, catalog=catalog)
@@ -95,8 +94,7 @@ def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None
                 "y_score is a users x items matrix, so item_id must be None (column j is item j); for one row "
                 f"per (user, item) pair, give 1-D item_id, y_score and qid. Got y_score of shape {np.shape(y_score)}."
             )
-        items = query_id_array(item_id)
-        check_no_missing(items, "item_id")
+        items, y_score = check_pairs(item_id, y_score, qid)
     ranking, order = rank_queries(
         np.zeros(len(items)), y_score, qid=qid, ties="average" if ties == "average" else "stable", return_order=True
     )
@@ -104,7 +102,7 @@ def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None
     visible = ranking.visible(k)
     chance = np.repeat(visible / ranking.block_sizes, ranking.block_sizes) if ranking.has_ties else visible
     chance = ranking.shown(chance)  # never an item that is not recommended
-    universe = distinct_query_ids(items if catalog is None else query_id_array(catalog))
+    universe = distinct_query_ids(items if catalog is None else query_id_array(catalog, name="catalog", what="item"))
     codes = np.searchsorted(universe, items[order])
     outside = (codes >= len(universe)) | (universe[np.minimum(codes, len(universe) - 1)] != items[order])
     if outside.any():
@@ -115,6 +113,26 @@ def catalog_coverage(item_id=None, y_score=None, *, qid=None, k=10, catalog=None
     with np.errstate(divide="ignore"):
         never = np.exp(np.bincount(codes, weights=np.log1p(-chance), minlength=len(universe)))
     return float(np.sum(1.0 - never) / len(universe))
+
+
+# -inf in y_score marks an item that may not be shown to that query (user).
+NOT_RECOMMENDABLE = "an item not to recommend (already seen, filtered out)"
+
+
+def check_pairs(item_id, y_score, qid):
+    """The items and the scores of the (query, item) pairs, checked in catalog_coverage's own terms."""
+    items = query_id_array(item_id, name="item_id", what="item")
+    check_no_missing(items, "item_id", what="item")
+    y_score = as_float_array(y_score, "y_score")
+    lengths = {"item_id": len(items), "y_score": len(y_score), "qid": None if qid is None else len(qid)}
+    if len({length for length in lengths.values() if length is not None}) > 1:
+        described = ", ".join(f"{name} has {length}" for name, length in lengths.items() if length is not None)
+        raise ValueError(
+            f"catalog_coverage got inconsistent numbers of rows: {described}. Give one item id, one score and one "
+            "query id per (query, item) pair."
+        )
+    check_scores(y_score, minus_inf=NOT_RECOMMENDABLE)
+    return items, y_score
 
 
 def top_k_entries(y_score, k, *, qid, catalog):
@@ -150,7 +168,7 @@ def top_k_entries(y_score, k, *, qid, catalog):
 def dense_top_k(y_score, k):
     """Item, score and user of the entries of a dense matrix at or above their user's k-th largest score."""
     matrix = as_float_array(y_score, "y_score", ndim=(2,))
-    check_scores(matrix)
+    check_scores(matrix, minus_inf=NOT_RECOMMENDABLE)
     kth_place = matrix.shape[1] - min(k, matrix.shape[1])  # in increasing order
     kth = np.partition(matrix, kth_place, axis=1)[:, kth_place]
     users, items = np.nonzero(matrix >= kth[:, None])
@@ -173,7 +191,7 @@ def sparse_top_k(y_score, k):
     sizes = np.diff(matrix.indptr)
     users = np.repeat(np.arange(matrix.shape[0]), sizes)
     scores = np.asarray(matrix.data, dtype=np.float64)
-    check_scores(scores)
+    check_scores(scores, minus_inf=NOT_RECOMMENDABLE)
     kth = np.full(matrix.shape[0], -np.inf)
     full = np.flatnonzero(sizes >= k)
     # The rows of similar lengths share a -inf-padded array, partitioned along its rows: linear time.

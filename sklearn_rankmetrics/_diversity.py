@@ -22,6 +22,7 @@ from ._validation import (
     check_sample_weight,
     check_scores,
     check_zero_division,
+    plain,
 )
 
 IDEALS = ("greedy", "exact")
@@ -393,7 +394,7 @@ def intent_aware_err_score(
     if weights.shape != (n_intents,) or not np.isfinite(weights).all() or (weights < 0).any():
         raise ValueError(
             f"intent_weights must hold {n_intents} finite non-negative weights, one per subtopic "
-            f"column of y_true; got {intent_weights!r}."
+            f"column of y_true; got {plain(intent_weights)!r}."
         )
     total = np.zeros(ranking.n_queries)
     weight_sum = np.zeros(ranking.n_queries)

@@ -17,11 +17,13 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._dcg import ndcg_score
-from ._guards import warn_few_validation_queries
+from ._guards import Run
 from ._registry import parse_metric_name
 
 # A fit with early stopping validates on one query at least and trains on two at least.
 MIN_QUERIES = 3
+# Early stopping on fewer validation queries than this stops on noise.
+MIN_VALIDATION_QUERIES = 30
 
 
 def split_queries(codes, validation_fraction, random_state, who):
@@ -36,12 +38,47 @@ def split_queries(codes, validation_fraction, random_state, who):
             f"least {MIN_QUERIES} queries (1 to validate, 2 to train); this fit has {len(queries)}. Fit on more "
             "queries, or set early_stopping_rounds=None."
         )
-    n_validation = min(max(1, round(validation_fraction * len(queries))), len(queries) - 2)
+    n_validation = validation_count(validation_fraction, len(queries))
     warn_few_validation_queries(n_validation, len(queries), validation_fraction)
     held_out = np.zeros(codes.max() + 1, dtype=bool)
     held_out[check_random_state(random_state).choice(queries, n_validation, replace=False)] = True
     is_validation = held_out[codes]
     return np.flatnonzero(~is_validation), np.flatnonzero(is_validation)
+
+
+def validation_count(validation_fraction, n_queries):
+    """The number of queries a fit holds out: ``round(validation_fraction * n_queries)``, within [1, n_queries - 2]."""
+    return min(max(1, round(validation_fraction * n_queries)), n_queries - 2)
+
+
+def warn_few_validation_queries(n_validation, n_queries, validation_fraction):
+    """Warn when early stopping decides on fewer than about 30 held-out queries, and say what holds out enough."""
+    if n_validation >= MIN_VALIDATION_QUERIES:
+        return
+    enough = enough_validation(n_queries)
+    remedy = f"hold out more queries (validation_fraction={enough[0]:g} gives {enough[1]}), or " if enough else ""
+    queries = "query" if n_validation == 1 else "queries"
+    Run.current().report(
+        "few validation queries",
+        f"Early stopping validates on {n_validation} {queries} (validation_fraction={validation_fraction:g} of the "
+        f"fit's {n_queries}): on fewer than about {MIN_VALIDATION_QUERIES} queries the best round is mostly noise, "
+        f"and so is the model it keeps. To stop on a reliable signal, {remedy}tune the number of boosting rounds by "
+        "cross-validation instead: a grid over 'estimator__n_estimators', or "
+        "HalvingGridSearchCV(..., resource='estimator__n_estimators').",
+    )
+
+
+def enough_validation(n_queries):
+    """The smallest validation_fraction of two decimals, up to 0.5, that holds out 30 queries or more, and how many.
+
+    Each candidate is counted by :func:`validation_count`, as the fit counts
+    it (so the advice is exact); None when even half of the queries is too few.
+    """
+    for hundredths in range(1, 51):
+        count = validation_count(hundredths / 100, n_queries)
+        if count >= MIN_VALIDATION_QUERIES:
+            return hundredths / 100, count
+    return None
 
 
 class ValidationMetric:

@@ -30,21 +30,25 @@ from ._validation import (
     check_scores,
     check_zero_division,
     is_missing,
+    plain,
 )
 from ._warnings import warn
 
 
-def query_id_array(qid):
-    """The query ids as a 1-D array, with one element per row even for tuple ids."""
+def query_id_array(qid, name="qid", what="query"):
+    """The query ids as a 1-D array, with one element per row even for tuple ids.
+
+    Errors call the argument ``name``, and its values the ids of a ``what``.
+    """
     if isinstance(qid, str | bytes):
-        raise TypeError(f"qid must be an array-like with one query id per row; got the string {qid!r}.")
+        raise TypeError(f"{name} must be an array-like with one {what} id per row; got the string {plain(qid)!r}.")
     values = np.asarray(qid)
     tuples = values.ndim > 1 and isinstance(qid, list | tuple) and isinstance(qid[0], tuple)
     if not isinstance(qid, np.ndarray) and (values.dtype.kind in "US" or tuples):
         # numpy turns [1, "a"] into strings, and tuple ids into rows of a matrix: keep each id whole.
         values = np.fromiter(qid, dtype=object, count=len(qid))
     if values.ndim != 1:
-        raise ValueError(f"qid must be 1-D with one query id per row; got an array of shape {values.shape}.")
+        raise ValueError(f"{name} must be 1-D with one {what} id per row; got an array of shape {values.shape}.")
     return values
 
 

@@ -19,12 +19,12 @@ import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 
 from ._grouping import distinct_query_ids, query_id_array
+from ._query_ids import column_position
+from ._validation import plain
 from ._warnings import warn
 
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5
-# Early stopping on fewer validation queries than this stops on noise.
-MIN_VALIDATION_QUERIES = 30
 
 
 class QueryGroupWarning(UserWarning):
@@ -149,12 +149,19 @@ def warn_single_document_queries(sizes, run):
     if share > SINGLE_DOCUMENT_SHARE:
         run.report(
             "single-document queries",
-            f"{share:.0%} of the {len(sizes)} queries scored have a single document, where every ranking metric "
-            "is trivially 0 or 1, so the score says nothing about the ranking. Score whole queries: split with "
-            "GroupKFold, and in HalvingGridSearchCV or HalvingRandomSearchCV use a resource other than "
-            "'n_samples' (which subsamples rows), such as boosting rounds: resource='n_estimators', or "
-            "'estimator__n_estimators' for a GroupedRanker.",
+            f"{queries_with_one_document(sizes)} a single document, where every ranking metric is trivially 0 or 1, "
+            "so the score says nothing about the ranking. Score whole queries: split with GroupKFold, and in "
+            "HalvingGridSearchCV or HalvingRandomSearchCV use a resource other than 'n_samples' (which subsamples "
+            "rows), such as boosting rounds: resource='n_estimators', or 'estimator__n_estimators' for a "
+            "GroupedRanker.",
         )
+
+
+def queries_with_one_document(sizes):
+    """The start of the warning: "The only query scored has", or "75% of the 4 queries scored have"."""
+    if len(sizes) == 1:
+        return "The only query scored has"
+    return f"{np.mean(sizes == 1):.0%} of the {len(sizes)} queries scored have"
 
 
 def warn_scored_on_training_queries(estimator, X, qid, ids, sizes, run):
@@ -226,9 +233,9 @@ def warn_qid_learned_as_feature(estimator, X, qid, qid_column, run):
         return
     run.report(
         "qid as a feature",
-        f"The estimator was fitted on the query id column {name!r} of X, so it learns from the id "
+        f"The estimator was fitted on the query id column {plain(name)!r} of X, so it learns from the id "
         "and the column is reported as a feature. Wrap it as "
-        f"GroupedRanker(estimator, qid_column={name!r}), which drops the column before the estimator "
+        f"GroupedRanker(estimator, qid_column={plain(name)!r}), which drops the column before the estimator "
         "sees X, or drop it in a ColumnTransformer (remainder='drop').",
     )
 
@@ -263,36 +270,62 @@ def column_holding(X, qid):
 
 
 def reaches_model(estimator, X, column):
-    """Whether the column ``column`` of ``X`` (a label, or a position of an array) reaches the innermost model."""
-    names = model_feature_names(estimator)
-    if names is not None:
-        name = str(column) if hasattr(X, "columns") or not isinstance(column, int) else f"x{column}"
-        return any(seen == name or seen.endswith(f"__{name}") for seen in names)
+    """Whether the column ``column`` of ``X`` (a label, or a position) reaches the innermost model.
+
+    The names of the columns of ``X`` (its labels, or ``x0, x1, ...`` as
+    scikit-learn names the columns of an array) are followed through every
+    step to the model: a Pipeline's transformers rename or drop them, a
+    GroupedRanker drops its ``qid_column``. Where a step cannot tell its output
+    names, only a GroupedRanker's own column drop is judged.
+    """
+    labels = list(X.columns) if hasattr(X, "columns") else None
+    n_columns = X.shape[1] if hasattr(X, "shape") else np.shape(X)[1]
+    position = column_position(column, labels, n_columns)
+    if position is None:
+        return False
+    names = input_names(labels, n_columns)
+    received = model_feature_names(estimator, names, labels)
+    if received is not None:
+        return any(seen == names[position] or seen.endswith(f"__{names[position]}") for seen in received)
     if drops_qid_column(estimator):
         return False
-    return getattr(estimator, "n_features_in_", None) == X.shape[1]
+    return getattr(estimator, "n_features_in_", None) == n_columns
 
 
-def model_feature_names(estimator):
-    """Names of the features that the innermost model received, where they can be told; None otherwise."""
+def input_names(labels, n_columns):
+    """The names scikit-learn gives the columns of an input: its labels if all are strings, else x0, x1, ..."""
+    if labels is not None and all(isinstance(label, str) for label in labels):
+        return [str(label) for label in labels]
+    return [f"x{j}" for j in range(n_columns)]
+
+
+def model_feature_names(estimator, names, labels=None):
+    """The names of the columns that the innermost model of ``estimator`` receives, given those of its input.
+
+    ``names`` name the columns that reach ``estimator`` (see :func:`input_names`)
+    and ``labels`` are their labels where they arrive in a DataFrame (the
+    labels a GroupedRanker's ``qid_column`` is looked up among). None where a
+    step cannot tell what it passes on.
+    """
     inner = getattr(estimator, "estimator_", None)
-    if inner is not None and hasattr(estimator, "qid_column"):  # a GroupedRanker: what its inner estimator got
-        names = model_feature_names(inner)
-        return names if names is not None else feature_names_in(estimator)
+    if inner is not None and hasattr(estimator, "qid_column"):  # a GroupedRanker: its inner estimator gets X less qid
+        if estimator.qid_column is not None:
+            dropped = column_position(estimator.qid_column, labels, len(names))
+            if dropped is None:
+                return None
+            names = names[:dropped] + names[dropped + 1 :]
+            labels = None if labels is None else labels[:dropped] + labels[dropped + 1 :]
+        return model_feature_names(inner, names, labels)
     if isinstance(estimator, Pipeline):
-        names = model_feature_names(estimator.steps[-1][1])
-        if names is not None or len(estimator.steps) == 1:
-            return names
-        try:
-            return [str(name) for name in estimator[:-1].get_feature_names_out()]
-        except (AttributeError, TypeError, ValueError):
-            return None
-    return feature_names_in(estimator)
-
-
-def feature_names_in(estimator):
-    names = getattr(estimator, "feature_names_in_", None)
-    return None if names is None else [str(name) for name in names]
+        if len(estimator.steps) > 1:
+            try:
+                names = [str(name) for name in estimator[:-1].get_feature_names_out(names)]
+            except (AttributeError, TypeError, ValueError):
+                return None
+            labels = names  # a DataFrame's columns, if the steps output one; an array's columns are positions
+        return model_feature_names(estimator.steps[-1][1], names, labels)
+    # A model that does not tell how many features it was fitted on is not judged.
+    return names if getattr(estimator, "n_features_in_", None) == len(names) else None
 
 
 def drops_qid_column(estimator):
@@ -300,31 +333,6 @@ def drops_qid_column(estimator):
     if isinstance(estimator, Pipeline):
         return drops_qid_column(estimator.steps[-1][1])
     return getattr(estimator, "qid_column", None) is not None and hasattr(estimator, "estimator_")
-
-
-# Early stopping -----------------------------------------------------------------------------------------------------
-
-
-def warn_few_validation_queries(n_validation, n_queries, validation_fraction):
-    """Warn when early stopping decides on fewer than about 30 held-out queries."""
-    if n_validation >= MIN_VALIDATION_QUERIES:
-        return
-    needed = MIN_VALIDATION_QUERIES / n_queries
-    remedy = (
-        f"hold out more queries (validation_fraction={np.ceil(needed * 100) / 100:g} gives "
-        f"{MIN_VALIDATION_QUERIES}), or "
-        if needed <= 0.5
-        else ""
-    )
-    queries = "query" if n_validation == 1 else "queries"
-    Run.current().report(
-        "few validation queries",
-        f"Early stopping validates on {n_validation} {queries} (validation_fraction={validation_fraction:g} of the "
-        f"fit's {n_queries}): on fewer than about {MIN_VALIDATION_QUERIES} queries the best round is mostly noise, "
-        f"and so is the model it keeps. To stop on a reliable signal, {remedy}tune the number of boosting rounds by "
-        "cross-validation instead: a grid over 'estimator__n_estimators', or "
-        "HalvingGridSearchCV(..., resource='estimator__n_estimators').",
-    )
 
 
 # Row fingerprints ---------------------------------------------------------------------------------------------------
@@ -412,8 +420,3 @@ def mix(z):
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))
-
-
-def plain(value):
-    """A numpy scalar as the Python value it holds, so that messages say ``query 0``, not ``np.int64(0)``."""
-    return value.item() if isinstance(value, np.generic) else value

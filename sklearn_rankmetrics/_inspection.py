@@ -3,16 +3,17 @@
 import numbers
 
 import numpy as np
+from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.random import sample_without_replacement
 
 from ._grouping import encode_qid
-from ._guards import column_holding, plain
-from ._query_ids import split_qid_column
+from ._guards import column_holding
+from ._query_ids import column_position, split_qid_column
 from ._ranker import take_rows
 from ._scorer import RankingScorer, get_ranking_scorer, ranking_scores
-from ._validation import check_flag, check_same_length
+from ._validation import check_flag, check_integer, check_same_length, plain
 
 
 def permutation_importance(
@@ -52,7 +53,10 @@ def permutation_importance(
     qid : array-like of shape (n_samples,), default=None
         Query id of each row. None: read from the column that ``scoring``
         (``qid_column=``) or the estimator (``GroupedRanker(qid_column=...)``)
-        names.
+        names; for a Pipeline that ends in a ``GroupedRanker(qid_column=...)``,
+        from that column of the pipeline's transformed ``X`` (such as
+        ``"remainder__qid"`` of a ColumnTransformer), and the column of ``X``
+        that holds the same ids is not permuted.
     scoring : str, callable, list, tuple or dict, default=None
         A name of :func:`get_ranking_scorer` (``"ndcg@10"``) or a scorer; a
         list or tuple of names, or a dict of names or scorers, for several
@@ -121,17 +125,11 @@ def permutation_importance(
         X = check_array(X, ensure_all_finite="allow-nan", dtype=None)
     scorers, several = check_scoring(scoring)
     check_same_length("permutation_importance", X=X, y=y, qid=qid, sample_weight=sample_weight)
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be an integer >= 1; got {n_repeats!r}.")
+    n_repeats = check_integer("n_repeats", n_repeats)
     within_queries = check_flag("within_queries", within_queries)
-    fixed = qid_column_positions(estimator, scorers, X, qid)
     if qid is None:
-        if not fixed:
-            raise ValueError(
-                "permutation_importance needs the query id of each row: pass qid=, or give the scorer or the "
-                "GroupedRanker qid_column=<the column of X that holds the query ids>."
-            )
-        qid = split_qid_column(X, fixed[0])[1]
+        qid = named_query_ids(estimator, scorers, X)
+    fixed = qid_column_positions(estimator, scorers, X, qid)
     codes = encode_qid(qid, len(qid))
     random_state = check_random_state(random_state)
     random_seed = random_state.randint(np.iinfo(np.int32).max + 1)  # each column's permutations, as scikit-learn's
@@ -168,7 +166,7 @@ def check_scoring(scoring):
         return {"score": scoring}, False
     if isinstance(scoring, list | tuple) and scoring and all(isinstance(name, str) for name in scoring):
         if len(set(scoring)) != len(scoring):
-            raise ValueError(f"scoring names a metric twice: {list(scoring)!r}.")
+            raise ValueError(f"scoring names a metric twice: {plain(list(scoring))!r}.")
         return {name: get_ranking_scorer(name) for name in scoring}, True
     if (
         isinstance(scoring, dict)
@@ -178,8 +176,47 @@ def check_scoring(scoring):
         return {name: get_ranking_scorer(s) if isinstance(s, str) else s for name, s in scoring.items()}, True
     raise TypeError(
         "scoring must be None, a metric name such as 'ndcg@10', a scorer, a non-empty list or tuple of names, or a "
-        f"non-empty dict of names or scorers; got {scoring!r}."
+        f"non-empty dict of names or scorers; got {plain(scoring)!r}."
     )
+
+
+def named_query_ids(estimator, scorers, X):
+    """The query ids of the column that a scorer or the estimator names, or that a Pipeline's GroupedRanker reads."""
+    named = qid_column_positions(estimator, scorers, X, None)
+    if named:
+        return split_qid_column(X, named[0])[1]
+    found = pipeline_query_ids(estimator, X)
+    if found is None:
+        raise ValueError(
+            "permutation_importance needs the query id of each row: pass qid=, or give the scorer or the "
+            "GroupedRanker qid_column=<the column of X that holds the query ids>."
+        )
+    return found
+
+
+def pipeline_query_ids(estimator, X):
+    """The query ids that a GroupedRanker(qid_column=...) ending a Pipeline reads from the pipeline's transformed X.
+
+    Its ``qid_column`` names a column of what the steps before it output (such
+    as ``"remainder__qid"`` of a ColumnTransformer), so the ids are read there,
+    once; the column of ``X`` that holds the same ids, if any, is then never
+    permuted. None when ``estimator`` is no such Pipeline.
+    """
+    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
+        return None
+    column = getattr(estimator.steps[-1][1], "qid_column", None)
+    if column is None:
+        return None
+    try:
+        return split_qid_column(estimator[:-1].transform(X), column)[1]
+    except (AttributeError, TypeError, ValueError) as error:
+        where = f"[:, {plain(column)!r}]" if isinstance(column, numbers.Integral) else f"[{plain(column)!r}]"
+        raise ValueError(
+            "permutation_importance needs the query id of each row. The GroupedRanker that ends the pipeline reads "
+            f"them from its column qid_column={plain(column)!r}, a column of X after the pipeline's transformation, "
+            f"which could not be read here ({error}). Pass them as qid=, as in permutation_importance(pipeline, X, y, "
+            f"qid=pipeline[:-1].transform(X){where})."
+        ) from error
 
 
 def qid_column_positions(estimator, scorers, X, qid):
@@ -188,24 +225,13 @@ def qid_column_positions(estimator, scorers, X, qid):
     named.append(getattr(estimator, "qid_column", None))
     if qid is not None:
         named.append(column_holding(X, qid))
+    labels = list(X.columns) if hasattr(X, "columns") else None
     positions = []
     for column in named:
-        position = column_position(X, column)
+        position = None if column is None else column_position(column, labels, X.shape[1])
         if position is not None and position not in positions:
             positions.append(position)
     return positions
-
-
-def column_position(X, column):
-    """The position of the column ``column`` (a label of a DataFrame, or a position) in ``X``; None if none."""
-    if column is None:
-        return None
-    if hasattr(X, "columns") and column in X.columns:
-        position = X.columns.get_loc(column)
-        return position if isinstance(position, numbers.Integral) else None  # a label of several columns
-    if isinstance(column, numbers.Integral) and not isinstance(column, bool) and -X.shape[1] <= column < X.shape[1]:
-        return int(column) % X.shape[1]
-    return None
 
 
 def check_max_samples(max_samples, codes):
@@ -213,7 +239,9 @@ def check_max_samples(max_samples, codes):
     n_queries = len(np.unique(codes))
     if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
         if not 1 <= max_samples <= n_queries:
-            raise ValueError(f"max_samples, as a number of queries, must be in [1, {n_queries}]; got {max_samples}.")
+            raise ValueError(
+                f"max_samples, as a number of queries, must be in [1, {n_queries}]; got {plain(max_samples)!r}."
+            )
         return int(max_samples)
     if isinstance(max_samples, numbers.Real) and not isinstance(max_samples, bool) and 0 < max_samples <= 1:
         return max(1, int(max_samples * n_queries))

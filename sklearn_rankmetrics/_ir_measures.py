@@ -13,7 +13,7 @@ from ._dcg import _dcg
 from ._docs import fill_doc
 from ._grouping import evaluate, judged_in_rank_order, rank_queries, ratio
 from ._precision import RelevantRows, relevance
-from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division
+from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
 # trec_eval's 11 standard recall levels.
@@ -135,7 +135,7 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
 def check_recall_levels(recall_levels):
     levels = as_float_array(recall_levels, "recall_levels")
     if not (np.all((levels >= 0) & (levels <= 1)) and len(np.unique(levels)) == len(levels)):
-        raise ValueError(f"recall_levels must be distinct numbers in [0, 1]; got {recall_levels!r}.")
+        raise ValueError(f"recall_levels must be distinct numbers in [0, 1]; got {plain(recall_levels)!r}.")
     return levels
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._grouping import rank_queries
 from ._registry import shared_kernel
-from ._validation import check_option
+from ._validation import check_option, plain
 
 # Options that belong to the ranking (one sort for every k), not to the metric.
 RANKING_OPTIONS = ("ties", "sample_weight")
@@ -50,7 +50,7 @@ def metric_at_cutoffs(y_true, y_score, *, qid, metric, cutoffs, options):
 def check_cutoffs(k):
     cutoffs = np.asarray(list(k) if not np.isscalar(k) else [k])
     if cutoffs.ndim != 1 or len(cutoffs) == 0 or cutoffs.dtype.kind not in "iu" or (cutoffs < 1).any():
-        raise ValueError(f"k must be a non-empty sequence of integers >= 1, such as range(1, 21); got {k!r}.")
+        raise ValueError(f"k must be a non-empty sequence of integers >= 1, such as range(1, 21); got {plain(k)!r}.")
     return cutoffs
 
 
@@ -308,14 +308,16 @@ class QueryComparisonDisplay:
         per_query = comparison.per_query
         metric = metric or next(name for name in per_query if name != "qid")
         if metric not in per_query:
-            raise ValueError(f"metric={metric!r} is not in the comparison; it has {list(per_query)[1:]}.")
+            raise ValueError(f"metric={plain(metric)!r} is not in the comparison; it has {plain(list(per_query)[1:])}.")
         if system is None or baseline is None:
             pair = next(row for row in comparison.rows if row["baseline"] is not None)
             system, baseline = system or pair["system"], baseline or pair["baseline"]
         values = per_query[metric]
         for name in (system, baseline):
             if name not in values:
-                raise ValueError(f"{name!r} is not a system of the comparison; the systems are {list(values)}.")
+                raise ValueError(
+                    f"{plain(name)!r} is not a system of the comparison; the systems are {plain(list(values))}."
+                )
         return cls(
             baseline_values=values[baseline],
             system_values=values[system],

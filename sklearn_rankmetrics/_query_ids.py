@@ -7,6 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 
+from ._validation import plain
+
 # Tools that call scorers or fit without routing metadata, by the module of their code, and what works with them.
 SKLEARN_PERMUTATION = (
     "permutation_importance",
@@ -31,7 +33,7 @@ def split_qid_column(X, qid_column):
         matches = int(np.sum(np.asarray(X.columns == qid_column))) if qid_column in X.columns else 0
         if matches > 1:
             raise ValueError(
-                f"qid_column={qid_column!r} names {matches} columns of X; it must name exactly one. "
+                f"qid_column={plain(qid_column)!r} names {matches} columns of X; it must name exactly one. "
                 "Rename or drop the duplicate columns."
             )
         if matches:
@@ -39,18 +41,18 @@ def split_qid_column(X, qid_column):
         if isinstance(qid_column, numbers.Integral) and 0 <= qid_column < X.shape[1]:
             return X.drop(columns=X.columns[qid_column]), np.asarray(X.iloc[:, qid_column])
         raise ValueError(
-            f"qid_column={qid_column!r} is not a column of X; X has the columns {list(X.columns)}. "
+            f"qid_column={plain(qid_column)!r} is not a column of X; X has the columns {plain(list(X.columns))}. "
             "Pass the label or the position of the column that holds the query ids."
         )
     if not isinstance(qid_column, numbers.Integral) or isinstance(qid_column, bool):
         raise ValueError(
-            f"qid_column={qid_column!r} names a column, but X has no column names ({type(X).__name__}); "
+            f"qid_column={plain(qid_column)!r} names a column, but X has no column names ({type(X).__name__}); "
             "pass the integer position of the query id column, or a DataFrame."
         )
     n_columns = X.shape[1] if getattr(X, "ndim", 0) == 2 else 0
     if not -n_columns <= qid_column < n_columns:
         raise ValueError(
-            f"qid_column={qid_column} is out of range for X with {n_columns} columns; "
+            f"qid_column={plain(qid_column)!r} is out of range for X with {n_columns} columns; "
             "pass the position of the column that holds the query ids."
         )
     position = qid_column % n_columns
@@ -59,6 +61,29 @@ def split_qid_column(X, qid_column):
         X = X.tocsr()  # COO, DIA, BSR, LIL and DOK do not all support column selection
     qid = X[:, [position]].toarray().ravel() if sp.issparse(X) else np.asarray(X)[:, position]
     return X[:, kept], qid
+
+
+def column_position(column, labels, n_columns):
+    """The position of the column that ``column`` names, among ``n_columns`` columns labelled ``labels`` (or None).
+
+    As :func:`split_qid_column` reads ``qid_column``: a label first, then a
+    position, negative ones from the end (which a DataFrame refuses there, so a
+    fitted model never names one). None when ``column`` names no column, or
+    several.
+    """
+    if labels is not None:
+        matches = [j for j, label in enumerate(labels) if is_same_label(label, column)]
+        if matches:
+            return matches[0] if len(matches) == 1 else None
+    integer = isinstance(column, numbers.Integral) and not isinstance(column, bool | np.bool_)
+    return int(column) % n_columns if integer and -n_columns <= column < n_columns else None
+
+
+def is_same_label(label, column):
+    try:
+        return bool(label == column)
+    except (TypeError, ValueError):  # labels that compare as arrays
+        return False
 
 
 def resolve_qid(*, qid=None, groups=None, X=None, qid_column=None, who="the scorer"):

@@ -22,11 +22,11 @@ from ._grouping import (
     query_id_array,
     query_weight,
 )
-from ._guards import check_scored_fold, plain, query_digests
+from ._guards import check_scored_fold, query_digests
 from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
 from ._registry import parse_metric_name
 from ._scorer import ranking_scores
-from ._validation import check_same_length
+from ._validation import check_integer, check_same_length, plain
 
 # fit parameters that carry query groups, by preference: CatBoost, XGBoost, LightGBM.
 GROUP_PARAMS = ("group_id", "qid", "group")
@@ -55,6 +55,25 @@ FORWARDED = {
     "best_score_": ("best_score_", "best_score"),
     "evals_result_": ("evals_result_", "evals_result"),
 }
+
+
+# Boosters whose best iteration is the 0-based index of the best round, by the package that defines them.
+ZERO_BASED_BEST_ITERATION = ("xgboost", "catboost")
+
+
+def rounds_kept(model, best_iteration):
+    """The boosting rounds that an early-stopped ``model`` keeps, from its own best iteration (a count or an index).
+
+    LightGBM counts the rounds (0 without early stopping); XGBoost and CatBoost
+    give the index of the best round (None, or no attribute, without).
+    """
+    packages = {cls.__module__.partition(".")[0] for cls in type(model).__mro__}
+    zero_based = not packages.isdisjoint(ZERO_BASED_BEST_ITERATION)
+    if best_iteration is None or (best_iteration == 0 and not zero_based):
+        raise AttributeError(
+            f"'GroupedRanker' object has no attribute 'best_iteration_': its {type(model).__name__} did not stop early."
+        )
+    return int(best_iteration) + 1 if zero_based else int(best_iteration)
 
 
 def take_rows(data, rows):
@@ -123,7 +142,9 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         names and its default metric for other names: its custom metrics run
         in Python per document.
     validation_fraction : float, default=0.1
-        Share of each fit's queries held out for early stopping, in (0, 1).
+        Share of each fit's queries held out for early stopping, in (0, 1):
+        ``round(validation_fraction * n_queries)`` of them, at least one and
+        leaving two to train on.
     random_state : int, RandomState instance or None, default=None
         Chooses the held-out queries; an int makes fits reproducible.
 
@@ -143,10 +164,18 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         where the rows cannot be hashed), so that scoring other documents of a
         training query warns (:class:`QueryGroupWarning`) while scoring the
         training queries themselves does not.
-    feature_importances_, coef_, intercept_, best_iteration_, best_score_, evals_result_
+    best_iteration_ : int
+        After early stopping (by ``early_stopping_rounds``, or the booster's
+        own), the number of boosting rounds that the fitted model keeps, for
+        LightGBM, XGBoost and CatBoost alike: ``n_estimators=best_iteration_``
+        without early stopping fits a model of the same size. LightGBM's
+        ``best_iteration_`` is that count already; XGBoost's ``best_iteration``
+        and CatBoost's ``best_iteration_`` are the 0-based index of the best
+        round, one less. Absent when the inner model did not stop early.
+    feature_importances_, coef_, intercept_, best_score_, evals_result_
         Those of the inner model, where it has them (XGBoost's
-        ``best_iteration`` and ``evals_result()`` included), so that
-        ``RFECV``, ``SelectFromModel`` and inspection work with their defaults.
+        ``evals_result()`` included), so that ``RFECV``, ``SelectFromModel``
+        and inspection work with their defaults.
 
     See Also
     --------
@@ -274,17 +303,15 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         """Whether to stop early; checks the early-stopping parameters."""
         if self.early_stopping_rounds is None:
             return False
-        rounds = self.early_stopping_rounds
-        if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
-            raise ValueError(f"early_stopping_rounds must be None or an integer >= 1; got {rounds!r}.")
+        check_integer("early_stopping_rounds", self.early_stopping_rounds, allow_none=True)
         fraction = self.validation_fraction
         if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < 1:
-            raise ValueError(f"validation_fraction must be a number in (0, 1); got {fraction!r}.")
+            raise ValueError(f"validation_fraction must be a number in (0, 1); got {plain(fraction)!r}.")
         parse_metric_name(self.early_stopping_metric)
         if self.group_param_ not in BOOSTERS or isinstance(self.estimator, Pipeline):
             raise ValueError(
                 "early_stopping_rounds works with a LightGBM, XGBoost or CatBoost ranker given directly (not in a "
-                f"Pipeline); got {type(self.estimator).__name__} with group parameter {self.group_param_!r}. "
+                f"Pipeline); got {type(self.estimator).__name__} with group parameter {plain(self.group_param_)!r}. "
                 "Use the estimator's own early stopping (HistGradientBoosting*: early_stopping=True)."
             )
         return True
@@ -356,7 +383,8 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
                     value = getattr(final, source)
                 except AttributeError:  # XGBoost's best_iteration without early stopping
                     continue
-                return value() if callable(value) else value
+                value = value() if callable(value) else value
+                return rounds_kept(final, value) if name == "best_iteration_" else value
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _features(self, X):

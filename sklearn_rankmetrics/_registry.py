@@ -32,6 +32,7 @@ from ._precision import (
     r_precision_score,
     recall_at_k_score,
 )
+from ._validation import plain
 
 METRICS = {
     "cg": cumulative_gain_score,
@@ -95,7 +96,8 @@ KERNELS = {
     rank_biased_precision_score: _rank_biased_precision,
 }
 
-NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*?)(?:@(?P<k>[0-9]+))?(?:\((?P<options>.*)\))?$", re.DOTALL)
+NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*?)(?:@(?P<k>[^(]*))?(?:\((?P<options>.*)\))?$", re.DOTALL)
+CUTOFF = re.compile(r"[0-9]+")
 # Longer names are refused before parsing: options are a few short literals.
 MAX_NAME_LENGTH = 500
 OPTION_TYPES = (str, int, float, bool, type(None))
@@ -106,22 +108,38 @@ def parse_metric_name(name):
 
     A name states each option once: ``@k`` and a ``k=`` option, an option
     repeated, or an option that the base name already sets (``gain`` of
-    ``"ndcg_exp"``) are errors, never silently overridden.
+    ``"ndcg_exp"``) are errors, never silently overridden. An invalid name
+    raises a ValueError that says what is wrong and the near valid name, if any.
     """
-    if isinstance(name, str) and len(name) > MAX_NAME_LENGTH:
-        raise ValueError(
-            f"A metric name has at most {MAX_NAME_LENGTH} characters; got one of {len(name)} ({name[:40]!r}...)."
-        )
+    return parse_name(name, suggest=near_name)
+
+
+def is_metric_name(text):
+    """Whether ``text`` is a valid metric name. It suggests nothing, so the suggester can test its candidates."""
+    try:
+        parse_name(text, suggest=None)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def parse_name(name, *, suggest):
+    """:func:`parse_metric_name`, with ``suggest(name)`` giving the near valid name in errors (None: no hint).
+
+    Only :func:`parse_metric_name` passes the suggester, and the suggester tests
+    its candidates with :func:`is_metric_name`, which passes None: a suggestion
+    never asks for another one.
+    """
+    if isinstance(name, str):
+        name = str(name)  # a numpy string as a plain one, in every message
+        if len(name) > MAX_NAME_LENGTH:
+            raise ValueError(
+                f"A metric name has at most {MAX_NAME_LENGTH} characters; got one of {len(name)} ({name[:40]!r}...)."
+            )
     match = NAME.match(name) if isinstance(name, str) else None
     base, k = canonical_base(match["base"]) if match else (None, None)
     if base not in SCORER_NAMES:
-        close = near_name(name if isinstance(name, str) else str(name)[:MAX_NAME_LENGTH])
-        hint = f" Did you mean {close!r}?" if close else ""
-        raise ValueError(
-            f"{name!r} is not a ranking metric name.{hint} Valid names are {', '.join(sorted(SCORER_NAMES))}, "
-            "each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, RR, recip_rank, P@k, R@k, "
-            "Rprec, Success@k, HR@k, ndcg_cut_k, P_k, map_cut_k, recall_k and success_k (in any case)."
-        )
+        raise ValueError(unknown_name_message(name, suggest))
     score_func, preset = SCORER_NAMES[base]
     options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
     clash = sorted(set(options) & set(preset))
@@ -131,12 +149,47 @@ def parse_metric_name(name):
     if cutoffs:
         if len(cutoffs) > 1 or "k" in options:
             raise ValueError(f"{name!r} gives the cutoff k more than once; give it once.")
-        options["k"] = int(cutoffs[0])
-        if options["k"] < 1:
-            raise ValueError(f"{name!r} has k={options['k']}, but k must be an integer >= 1 (as in 'ndcg@10').")
+        options["k"] = check_cutoff(name, cutoffs[0], suggest)
     if "k" in options and "k" not in inspect.signature(score_func).parameters:
         raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
     return score_func, {**preset, **options}
+
+
+def check_cutoff(name, text, suggest):
+    """The cutoff written ``text`` in ``name``, as an int; a ValueError saying what is wrong unless it is >= 1."""
+    if CUTOFF.fullmatch(text) and int(text) >= 1:
+        return int(text)
+    said = f"k={int(text)}" if CUTOFF.fullmatch(text) else f"the cutoff {text!r}" if text else "nothing after '@'"
+    raise ValueError(f"{name!r} has {said}, but k must be an integer >= 1 (as in 'ndcg@10').{hint(name, suggest)}")
+
+
+def unknown_name_message(name, suggest):
+    """Why ``name`` is no metric name: a scikit-learn scorer's name, or no name at all (with the near one, if any)."""
+    if isinstance(name, str) and name in sklearn_scorer_names():
+        return (
+            f"{name!r} is a scikit-learn scorer, which ranks all the rows of a fold as one list and ignores the query "
+            "groups: it is not a ranking metric. Name one of this library's, such as 'ndcg@10' or 'map' "
+            '(get_ranking_scorer_names() lists them); the user guide tells the two registries apart under "Why not '
+            "scoring='ndcg@10'?\" (Model selection over query groups)."
+        )
+    typed = name if isinstance(name, str) else str(name)[:MAX_NAME_LENGTH]
+    return (
+        f"{plain(name)!r} is not a ranking metric name.{hint(typed, suggest)} Valid names are "
+        f"{', '.join(sorted(SCORER_NAMES))}, each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, "
+        "RR, recip_rank, P@k, R@k, Rprec, Success@k, HR@k, ndcg_cut_k, P_k, map_cut_k, recall_k and success_k (in "
+        "any case)."
+    )
+
+
+def hint(typed, suggest):
+    close = suggest(typed) if suggest is not None else None
+    return f" Did you mean {close!r}?" if close else ""
+
+
+def sklearn_scorer_names():
+    from sklearn.metrics import get_scorer_names
+
+    return get_scorer_names()
 
 
 def shared_kernel(name, *, caller, set_by_caller=None, caller_takes=(), options=None, cutoff=False):
@@ -191,7 +244,7 @@ def shared_kernel(name, *, caller, set_by_caller=None, caller_takes=(), options=
     return score_func, kernel, options
 
 
-def is_metric_name(name):
+def reads_as_metric_name(name):
     """Whether ``name`` reads as a ranking metric name (a known base, an optional @k and options)."""
     match = NAME.match(name) if isinstance(name, str) and len(name) <= MAX_NAME_LENGTH else None
     return match is not None and canonical_base(match["base"])[0] in SCORER_NAMES
@@ -202,25 +255,43 @@ LOOKALIKE_DIGITS = str.maketrans("OoIlS", "00115")
 
 
 def near_name(typed):
-    """A valid name close to ``typed``, or None: a known base for a misspelt one (``ndgc@10``), digits for the
-    letters that look like them in a cutoff (``ndcg@1O``), an underscore missing in a trec_eval name
-    (``ndcg_cut10``)."""
+    """A valid name close to ``typed``, or None.
+
+    A known base for a misspelt one (``ndgc@10``), digits for the letters that
+    look like them in a cutoff (``ndcg@1O``), a cutoff without spaces or written
+    as a float (``ndcg@10.0``), no ``@`` before nothing, an underscore missing in
+    a trec_eval name (``ndcg_cut10``). Every candidate is tested with
+    :func:`is_metric_name`, which never suggests: no recursion.
+    """
     base, at, rest = typed.partition("@")
     cutoff, parenthesis, options = rest.partition("(")
     trec = re.fullmatch(r"(?P<base>[A-Za-z_]*[A-Za-z])_?(?P<k>[0-9]+)", base)
     if not at and trec and TREC_CUTOFF.match(f"{trec['base']}_{trec['k']}".lower()):
         base = f"{trec['base']}_{trec['k']}"
-    if canonical_base(base)[0] not in SCORER_NAMES:
-        close = difflib.get_close_matches(base.lower(), [*SCORER_NAMES, *ALIASES], n=1)
-        if not close:
+    known = canonical_base(base)[0] in SCORER_NAMES
+    if not known:
+        base = closest_base(base)
+        if base is None:
             return None
-        base = close[0]
-    candidate = base + at + cutoff.translate(LOOKALIKE_DIGITS) + parenthesis + options
-    try:
-        parse_metric_name(candidate)
-    except (ValueError, TypeError):
-        return base
-    return candidate
+    cutoff = near_cutoff(cutoff)
+    candidate = base + (at if cutoff else "") + cutoff + parenthesis + options
+    if candidate != typed and is_metric_name(candidate):
+        return candidate
+    return None if known else base
+
+
+def closest_base(typed):
+    """The registered name or alias closest to ``typed``: a one-letter alias (P, R) only for a one-letter name."""
+    names = [name for name in (*SCORER_NAMES, *ALIASES) if len(name) > 1 or len(typed) <= 1]
+    close = difflib.get_close_matches(typed.lower(), names, n=1)
+    return close[0] if close else None
+
+
+def near_cutoff(text):
+    """``text`` without spaces, with digits for the letters that look like them, and ``10`` for ``10.0``."""
+    fixed = "".join(text.split()).translate(LOOKALIKE_DIGITS)
+    whole = re.fullmatch(r"([0-9]+)(?:\.0*)?", fixed)
+    return whole[1] if whole else fixed
 
 
 def canonical_base(typed):

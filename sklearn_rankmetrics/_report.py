@@ -9,7 +9,7 @@ from ._grouping import query_ids_of_rows, rank_queries
 from ._parallel import map_in_threads
 from ._registry import parse_metric_name, shared_kernel
 from ._resampling import bootstrap_interval, check_resampling
-from ._validation import check_flag, check_zero_division
+from ._validation import check_flag, check_zero_division, plain
 from ._warnings import warn
 
 # Options that belong to the whole report: one sort serves every metric.
@@ -106,7 +106,7 @@ def ranking_report(
     (0.75, 0.5, 1.0)
     """
     if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     check_zero_division(zero_division)
     check_flag("average", average)
     if confidence_level is not None:

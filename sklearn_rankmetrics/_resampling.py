@@ -1,12 +1,10 @@
 """Bootstrap resampling over queries, in blocks on the library's threads."""
 
-import numbers
-
 import numpy as np
 from sklearn.utils import check_random_state
 
 from ._parallel import map_in_threads
-from ._validation import check_real
+from ._validation import check_integer, check_real
 
 # Resamples drawn at a time: a block of (BLOCK, n_queries) numbers stays small.
 BLOCK = 256
@@ -14,12 +12,11 @@ BLOCK = 256
 
 def check_resampling(n_resamples, confidence_level, random_state):
     """The validated ``n_resamples`` and ``confidence_level``, and a numpy Generator seeded from ``random_state``."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be an integer >= 1; got {n_resamples!r}.")
+    n_resamples = check_integer("n_resamples", n_resamples)
     confidence_level = check_real("confidence_level", confidence_level, low=0, high=1, low_open=True)
     if confidence_level == 1:
         raise ValueError("confidence_level must be below 1: a 100% bootstrap interval is not defined.")
-    return int(n_resamples), confidence_level, np.random.default_rng(check_random_state(random_state).randint(2**31))
+    return n_resamples, confidence_level, np.random.default_rng(check_random_state(random_state).randint(2**31))
 
 
 def resample_blocks(n_resamples, rng, function):

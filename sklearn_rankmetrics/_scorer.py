@@ -16,7 +16,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ._guards import check_scored_fold
 from ._query_ids import missing_qid_error, resolve_qid
 from ._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES, canonical_name, parse_metric_name
-from ._validation import check_option
+from ._validation import check_option, plain
 
 RESPONSE_METHODS = ("auto", "predict", "decision_function", "predict_proba")
 ROUTED = ("qid", "groups", "sample_weight")
@@ -135,11 +135,6 @@ class RankingScorer:
 
     def __hash__(self):
         return hash(repr(self))
-
-
-def plain(value):
-    """A numpy scalar as the Python literal it stands for, so that a repr reads back as a name."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def same(value, default):

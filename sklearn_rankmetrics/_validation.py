@@ -3,6 +3,7 @@
 Every error names the argument, what is accepted and what was received.
 """
 
+import difflib
 import numbers
 
 import numpy as np
@@ -11,29 +12,56 @@ from sklearn.utils.validation import check_array
 TIES = ("average", "pessimistic", "optimistic", "stable")
 
 
-def check_option(name, value, allowed):
-    """Return ``value`` if it is one of the ``allowed`` strings."""
-    if not isinstance(value, str) or value not in allowed:
-        options = ", ".join(repr(option) for option in allowed)
-        raise ValueError(f"{name} must be one of {options}; got {value!r}.")
+def plain(value):
+    """``value`` as the Python value it holds, for messages: ``0``, not ``np.int64(0)``; ``'a'``, not ``np.str_('a')``.
+
+    Numpy scalars become Python scalars, inside tuples and lists too; anything
+    else is returned as it is. Every message that shows a value the user gave
+    formats it as ``{plain(value)!r}``.
+    """
+    if isinstance(value, np.generic):
+        return value.item()
+    if type(value) in (tuple, list):
+        return type(value)(plain(element) for element in value)
     return value
 
 
-def check_k(k):
-    """Return the cutoff ``k``: None (the whole list) or an integer >= 1."""
-    if k is None:
+def check_option(name, value, allowed):
+    """Return ``value`` if it is one of the ``allowed`` strings; else name them, and the near one if any."""
+    if not isinstance(value, str) or value not in allowed:
+        options = ", ".join(repr(option) for option in allowed)
+        strings = [option for option in allowed if isinstance(option, str)]
+        close = difflib.get_close_matches(value, strings, n=1) if isinstance(value, str) else []
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"{name} must be one of {options}; got {plain(value)!r}.{hint}")
+    return value
+
+
+def check_integer(name, value, *, low=1, allow_none=False):
+    """Return ``value`` as an int after checking it is an integer >= ``low`` (or None, where ``allow_none``).
+
+    A value of another type is a TypeError (a bool is not an integer here), one
+    below ``low``, or None where it is not allowed, a ValueError.
+    """
+    accepted = f"{'None or ' if allow_none else ''}an integer >= {low}"
+    if value is None and allow_none:
         return None
-    if isinstance(k, bool | np.bool_) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be None or an integer >= 1; got {k!r} of type {type(k).__name__}.")
-    if k < 1:
-        raise ValueError(f"k must be None or an integer >= 1; got {k}.")
-    return int(k)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral | type(None)):
+        raise TypeError(f"{name} must be {accepted}; got {plain(value)!r} of type {type(value).__name__}.")
+    if value is None or value < low:
+        raise ValueError(f"{name} must be {accepted}; got {plain(value)!r}.")
+    return int(value)
+
+
+def check_k(k, *, allow_none=True):
+    """Return the cutoff ``k``: an integer >= 1, or None (the whole list) where ``allow_none``."""
+    return check_integer("k", k, allow_none=allow_none)
 
 
 def check_flag(name, value):
     """Raise unless ``value`` is True or False."""
     if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False; got {value!r}.")
+        raise TypeError(f"{name} must be True or False; got {plain(value)!r}.")
     return bool(value)
 
 
@@ -43,13 +71,13 @@ def check_zero_division(zero_division):
         value = float(zero_division)
         if value in (0.0, 1.0) or np.isnan(value):
             return value
-    raise ValueError(f"zero_division must be 0.0, 1.0 or np.nan; got {zero_division!r}.")
+    raise ValueError(f"zero_division must be 0.0, 1.0 or np.nan; got {plain(zero_division)!r}.")
 
 
 def check_real(name, value, *, low=None, high=None, low_open=False):
     """Return ``value`` as a float after checking it is a finite real in [low, high]."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}.")
+        raise TypeError(f"{name} must be a real number; got {plain(value)!r} of type {type(value).__name__}.")
     value = float(value)
     too_low = low is not None and (value <= low if low_open else value < low)
     if not np.isfinite(value) or too_low or (high is not None and value > high):
@@ -63,7 +91,7 @@ def check_real(name, value, *, low=None, high=None, low_open=False):
 def as_float_array(values, name, *, ndim=(1,)):
     """Convert ``values`` to a float64 array of one of the dimensions ``ndim``, never copying needlessly."""
     if isinstance(values, str) or values is None:
-        raise TypeError(f"{name} must be an array-like of numbers; got {values!r}.")
+        raise TypeError(f"{name} must be an array-like of numbers; got {plain(values)!r}.")
     try:
         array = check_array(
             values,
@@ -96,15 +124,14 @@ def check_finite(array, name):
         raise ValueError(f"{name} contains {kind}; every value must be finite. Drop or impute those rows first.")
 
 
-def check_scores(y_score, name="y_score"):
-    """Raise unless every score is finite or ``-inf``, the mark of a judged document that was not retrieved."""
+def check_scores(y_score, name="y_score", *, minus_inf="a judged document that was not retrieved"):
+    """Raise unless every score is finite or ``-inf``, which marks ``minus_inf``."""
     with np.errstate(invalid="ignore"):
         if np.isfinite(np.sum(y_score)) or not (np.isnan(y_score).any() or (y_score == np.inf).any()):
             return
     kind = "NaN" if np.isnan(y_score).any() else "+inf"
     raise ValueError(
-        f"{name} contains {kind}; every score must be finite, or -inf for a judged document that was not "
-        "retrieved. Drop or impute those rows first."
+        f"{name} contains {kind}; every score must be finite, or -inf for {minus_inf}. Drop or impute those rows first."
     )
 
 
@@ -119,8 +146,11 @@ def is_missing(value):
     return False
 
 
-def check_no_missing(values, name):
-    """Raise if the 1-D array ``values`` holds a missing-value marker, naming the first rows that do."""
+def check_no_missing(values, name, *, what="query"):
+    """Raise if the 1-D array ``values`` holds a missing-value marker, naming the first rows that do.
+
+    ``values`` holds the id of each row's ``what`` (a query, an item).
+    """
     if values.dtype.kind == "f":
         missing = np.isnan(values)
     elif values.dtype.kind in "mM":
@@ -132,10 +162,11 @@ def check_no_missing(values, name):
     if missing.any():
         rows = np.flatnonzero(missing)
         shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        plural = "s" * (len(rows) > 1)
+        article = "an" if what[0] in "aeiou" else "a"
         raise ValueError(
-            f"{name} has {len(rows)} missing value{'s' * (len(rows) > 1)} (None, NaN, NaT or NA), at row"
-            f"{'s' * (len(rows) > 1)} {shown}; every row needs "
-            f"a query id. Drop those rows or give them their query's id."
+            f"{name} has {len(rows)} missing value{plural} (None, NaN, NaT or NA), at row{plural} {shown}; every row "
+            f"needs {article} {what} id. Drop those rows or give them their {what}'s id."
         )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from ._registry import parse_metric_name
 from ._report import ranking_report as in_memory_report
 from ._report import warn_undefined_queries
-from ._validation import check_flag, check_zero_division
+from ._validation import check_flag, check_zero_division, plain
 
 __all__ = ["ranking_report"]
 
@@ -138,13 +138,13 @@ def ranking_report(
     check_flag("average", average)
     zero_division = check_zero_division(zero_division)
     if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of metric names, such as [{metrics!r}]; got a string.")
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     metrics = list(metrics)
     for name in metrics:
         parse_metric_name(name)  # a bad name fails here, not in a worker
     missing = [column for column in (query, label, score, weight) if column is not None and column not in frame.columns]
     if missing:
-        raise ValueError(f"frame has no column {missing[0]!r}; its columns are {list(frame.columns)}.")
+        raise ValueError(f"frame has no column {plain(missing[0])!r}; its columns are {list(frame.columns)}.")
     kept = [column for column in (query, label, score, weight) if column is not None]
     options = {"query": query, "label": label, "score": score, "weight": weight, "metrics": metrics, "ties": ties}
     rows = frame[kept]

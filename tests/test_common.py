@@ -1,9 +1,23 @@
 """Checks that every metric must pass, driven by the registry of metrics."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.linear_model import Ridge
 
+from sklearn_rankmetrics import (
+    GroupedRanker,
+    catalog_coverage,
+    compare_rankings,
+    get_ranking_scorer,
+    load_lambdarank,
+    make_ranking,
+    permutation_importance,
+    ranking_report,
+    recall_at_k_score,
+)
 from sklearn_rankmetrics._registry import METRICS
 
 import naive
@@ -237,3 +251,70 @@ def test_exponential_gain_refuses_labels_that_overflow(name):
     with pytest.raises(ValueError, match="overflows float64 for labels above 1023; got a label of 2000"):
         METRICS[name]([2000, 0], [0.5, 0.1], gain="exponential")
     assert np.isfinite(METRICS[name]([1023, 0], [0.5, 0.1], gain="exponential"))
+
+
+# Messages show the values given as Python values: 0, not np.int64(0); 'a', not np.str_('a').
+def importance(**options):
+    X, y, qid = make_ranking(n_queries=10, n_features=3, random_state=0)
+    return permutation_importance(GroupedRanker(Ridge()).fit(X, y, qid=qid), X, y, qid=qid, **options)
+
+
+def fit_grouped(**params):
+    X, y, qid = make_ranking(n_queries=5, random_state=0)
+    return GroupedRanker(Ridge(), **params).fit(X, y, qid=qid)
+
+
+NUMPY_VALUES = {
+    "n_repeats": (
+        lambda: importance(n_repeats=np.int64(0)),
+        "n_repeats must be an integer >= 1; got 0.",
+    ),
+    "n_repeats float": (
+        lambda: importance(n_repeats=np.float64(2)),
+        "n_repeats must be an integer >= 1; got 2.0 of type float64.",
+    ),
+    "early_stopping_rounds": (
+        lambda: fit_grouped(early_stopping_rounds=np.int64(0)),
+        "early_stopping_rounds must be None or an integer >= 1; got 0.",
+    ),
+    "validation_fraction": (
+        lambda: fit_grouped(early_stopping_rounds=3, validation_fraction=np.float64(1.5)),
+        "validation_fraction must be a number in (0, 1); got 1.5.",
+    ),
+    "n_queries": (lambda: make_ranking(n_queries=np.int64(0)), "n_queries must be an integer >= 1; got 0."),
+    "n_docs": (
+        lambda: make_ranking(n_docs=(np.int64(5), np.int64(2))),
+        "n_docs must be an int or a (low, high) pair with low <= high; got (5, 2).",
+    ),
+    "subset": (
+        lambda: load_lambdarank(subset=np.str_("tests")),
+        "subset must be one of 'train', 'test', 'both'; got 'tests'. Did you mean 'test'?",
+    ),
+    "denominator": (
+        lambda: recall_at_k_score([1, 0], [0.5, 0.2], k=1, denominator=np.str_("caped")),
+        "denominator must be one of 'relevant', 'capped'; got 'caped'. Did you mean 'capped'?",
+    ),
+    "metric name": (lambda: get_ranking_scorer(np.str_("ndgc@10")), "'ndgc@10' is not a ranking metric name."),
+    "k": (lambda: catalog_coverage(y_score=[[1.0, 0.0]], k=np.float64(1)), "k must be an integer >= 1; got 1.0"),
+    "zero_division": (
+        lambda: ranking_report([1, 0], [0.5, 0.2], metrics=["ndcg"], zero_division=np.float64(0.5)),
+        "zero_division must be 0.0, 1.0 or np.nan; got 0.5.",
+    ),
+    "n_resamples": (
+        lambda: compare_rankings([1, 0], {"a": [0.5, 0.2], "b": [0.2, 0.5]}, n_resamples=np.int64(0)),
+        "n_resamples must be an integer >= 1; got 0.",
+    ),
+    "qid_column": (
+        lambda: GroupedRanker(Ridge(), qid_column=np.int64(7)).fit(np.zeros((4, 2)), [1, 0, 1, 0]),
+        "qid_column=7 is out of range for X with 2 columns",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMPY_VALUES))
+def test_messages_show_numpy_values_as_plain_python_values(case):
+    call, expected = NUMPY_VALUES[case]
+    with pytest.raises((ValueError, TypeError)) as raised:
+        call()
+    assert expected in str(raised.value)
+    assert re.search(r"np\.\w+\(", str(raised.value)) is None  # no np.int64(0), np.str_('a')

@@ -152,6 +152,94 @@ def test_a_qid_column_of_an_array_reaching_the_model_warns(routing):
     silent(NDCG10, GroupedRanker(Ridge(), qid_column=4).fit(with_qid, y), with_qid, y, qid=qid)
 
 
+def with_qid_column(layout, position):
+    """X with the query ids as a column at ``position``, the name of that column, y, qid and the feature columns."""
+    X, y, qid = make_ranking(n_queries=30, n_features=4, random_state=0)
+    columns = np.insert(X, position % 5, qid, axis=1)
+    if layout == "array":
+        column = position
+        features = [j for j in range(5) if j != position % 5]
+        return columns, column, y, qid, features
+    labels = ["a", "b", "c", "d"]
+    labels.insert(position % 5, "qid")
+    return pd.DataFrame(columns, columns=labels), "qid", y, qid, [label for label in labels if label != "qid"]
+
+
+def scaler(layout):
+    return StandardScaler().set_output(transform="pandas" if layout == "frame" else "default")
+
+
+# What each nesting passes to its model: whether the query id column reaches it.
+NESTINGS = {
+    "GroupedRanker": (False, lambda layout, column, features: GroupedRanker(Ridge(), qid_column=column)),
+    "GroupedRanker(Pipeline)": (
+        False,
+        lambda layout, column, features: GroupedRanker(make_pipeline(StandardScaler(), Ridge()), qid_column=column),
+    ),
+    "Pipeline(GroupedRanker)": (
+        False,
+        lambda layout, column, features: make_pipeline(scaler(layout), GroupedRanker(Ridge(), qid_column=column)),
+    ),
+    "Pipeline(GroupedRanker(Pipeline))": (
+        False,
+        lambda layout, column, features: make_pipeline(
+            scaler(layout), GroupedRanker(make_pipeline(StandardScaler(), Ridge()), qid_column=column)
+        ),
+    ),
+    "ColumnTransformer(remainder='drop')": (
+        False,
+        lambda layout, column, features: make_pipeline(ColumnTransformer([("s", StandardScaler(), features)]), Ridge()),
+    ),
+    "Ridge": (True, lambda layout, column, features: Ridge()),
+    "Pipeline": (True, lambda layout, column, features: make_pipeline(StandardScaler(), Ridge())),
+    "GroupedRanker(Pipeline) with qid routed": (
+        True,
+        lambda layout, column, features: GroupedRanker(make_pipeline(StandardScaler(), Ridge())),
+    ),
+    "ColumnTransformer(remainder='passthrough')": (
+        True,
+        lambda layout, column, features: make_pipeline(
+            ColumnTransformer([("s", StandardScaler(), features)], remainder="passthrough"), Ridge()
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("nesting", list(NESTINGS))
+@pytest.mark.parametrize("position", [0, 2, -1])
+@pytest.mark.parametrize("layout", ["array", "frame"])
+def test_the_qid_column_guard_warns_exactly_when_the_column_reaches_the_model(layout, position, nesting):
+    # A GroupedRanker drops its column before its inner steps name theirs: x0 of an inner pipeline is not column 0.
+    X, column, y, qid, features = with_qid_column(layout, position)
+    reaches, build = NESTINGS[nesting]
+    model = build(layout, column, features)
+    model.fit(X, y, **({"qid": qid} if nesting.endswith("routed") else {}))
+    for scorer, metadata in [(get_ranking_scorer(f"ndcg@10(qid_column={column!r})"), {}), (NDCG10, {"qid": qid})]:
+        messages = caught(scorer, model, X, y, **metadata)
+        assert any("fitted on the query id column" in message for message in messages) == reaches, (scorer, messages)
+
+
+def test_a_search_over_a_grouped_ranker_of_a_pipeline_does_not_blame_the_dropped_column():
+    X, _, y, qid, _ = with_qid_column("array", 0)
+    search = GridSearchCV(
+        GroupedRanker(make_pipeline(StandardScaler(), Ridge()), qid_column=0),
+        {"estimator__ridge__alpha": [0.1, 1.0]},
+        scoring=get_ranking_scorer("ndcg@10(qid_column=0)"),
+        cv=GroupKFold(3),
+    )
+    silent(search.fit, X, y, groups=qid)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "start"),
+    [([1], "The only query scored has a single document"), ([1] * 20, "100% of the 20 queries scored have a single")],
+)
+def test_the_single_document_warning_counts_queries_in_good_english(sizes, start):
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    X, y = np.arange(len(qid), dtype=float)[:, None], np.ones(len(qid))
+    assert caught(NDCG10, Ridge().fit(X, y), X, y, qid=qid)[0].startswith(start)
+
+
 # Once per cause per run (25.4 b).
 def test_each_cause_warns_once_per_fit_of_a_search(routing):
     X, y, qid = make_ranking(n_queries=60, n_docs=(5, 10), n_features=4, random_state=0)

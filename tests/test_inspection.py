@@ -5,8 +5,11 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.compose import ColumnTransformer
 from sklearn.inspection import permutation_importance as sklearn_permutation_importance
 from sklearn.linear_model import Ridge
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 import sklearn_rankmetrics
 from sklearn_rankmetrics import (
@@ -154,6 +157,38 @@ def test_errors(data):
         permutation_importance(model, X, y, qid=qid, scoring=3)
     with pytest.raises(ValueError, match="inconsistent numbers of rows"):
         permutation_importance(model, X, y, qid=qid[1:])
+
+
+def test_a_pipeline_ending_in_a_grouped_ranker_reads_the_qid_column_after_its_transformation(data):
+    X, y, qid = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(qid=qid)
+    scaled = ColumnTransformer([("s", StandardScaler(), ["a", "b", "c"])], remainder="passthrough")
+    pipeline = Pipeline(
+        [("ct", scaled.set_output(transform="pandas")), ("gr", GroupedRanker(Ridge(), qid_column="remainder__qid"))]
+    ).fit(frame, y)
+    found = permutation_importance(pipeline, frame, y, n_repeats=3, random_state=0)
+    given = permutation_importance(pipeline, frame, y, qid=qid, n_repeats=3, random_state=0)
+    np.testing.assert_array_equal(found.importances, given.importances)
+    np.testing.assert_array_equal(found.importances[-1], 0.0)  # the input column "qid" is never permuted
+    assert np.all(found.importances_std[:-1] > 0)
+
+
+def test_a_pipeline_whose_qid_column_cannot_be_read_says_how_to_pass_qid(data):
+    X, y, qid = data
+    with_qid = np.column_stack([qid, X])
+    pipeline = make_pipeline(FunctionTransformer(), GroupedRanker(Ridge(), qid_column=0)).fit(with_qid, y)
+    found = permutation_importance(pipeline, with_qid, y, n_repeats=2, random_state=0)
+    np.testing.assert_array_equal(found.importances[0], 0.0)
+    pipeline[-1].qid_column = 9  # a column that the transformed X lacks
+    with pytest.raises(ValueError, match=r"qid=pipeline\[:-1\]\.transform\(X\)\[:, 9\]\)"):
+        permutation_importance(pipeline, with_qid, y, n_repeats=2, random_state=0)
+
+
+@pytest.mark.parametrize("name", ["ndcg@-1", "ndcg@10.0", "ndcg@ 10", "ndcg@10 ", "map@x", "ndcg@"])
+def test_a_bad_cutoff_in_scoring_raises_a_value_error(data, name):
+    X, y, qid = data
+    with pytest.raises(ValueError, match=r"but k must be an integer >= 1 \(as in 'ndcg@10'\)"):
+        permutation_importance(Ridge().fit(X, y), X, y, qid=qid, scoring=name)
 
 
 def test_it_is_public_and_ignores_routing(data):

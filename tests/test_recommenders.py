@@ -108,6 +108,50 @@ def test_coverage_errors():
         catalog_coverage(["a"], [1], k=None)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"item_id": [0, 1, 2], "y_score": [1.0, 2.0, 3.0], "qid": [0, 0]},
+            "catalog_coverage got inconsistent numbers of rows: item_id has 3, y_score has 3, qid has 2. Give one "
+            "item id, one score and one query id per (query, item) pair.",
+        ),
+        (
+            {"item_id": [0, 1], "y_score": [1.0, 2.0, 3.0]},
+            "catalog_coverage got inconsistent numbers of rows: item_id has 2, y_score has 3. Give one item id, one "
+            "score and one query id per (query, item) pair.",
+        ),
+        (
+            {"item_id": [0, None], "y_score": [1.0, 2.0], "qid": [0, 0]},
+            "item_id has 1 missing value (None, NaN, NaT or NA), at row 1; every row needs an item id. Drop those "
+            "rows or give them their item's id.",
+        ),
+        ({"y_score": [[3.0, 2.0]], "k": 0}, "k must be an integer >= 1; got 0."),
+        ({"y_score": [[3.0, 2.0]], "k": None}, "k must be an integer >= 1; got None."),
+        ({"y_score": [[3.0, 2.0]], "k": np.int64(0)}, "k must be an integer >= 1; got 0."),
+        (
+            {"y_score": [[np.nan, 2.0]]},
+            "y_score contains NaN; every score must be finite, or -inf for an item not to recommend (already seen, "
+            "filtered out). Drop or impute those rows first.",
+        ),
+        (
+            {"item_id": [0, 1], "y_score": [np.nan, 2.0], "qid": [0, 0]},
+            "y_score contains NaN; every score must be finite, or -inf for an item not to recommend (already seen, "
+            "filtered out). Drop or impute those rows first.",
+        ),
+        (
+            {"y_score": sp.csr_matrix(np.array([[np.inf, 2.0]]))},
+            "y_score contains +inf; every score must be finite, or -inf for an item not to recommend (already seen, "
+            "filtered out). Drop or impute those rows first.",
+        ),
+    ],
+)
+def test_coverage_errors_name_its_own_arguments(arguments, message):
+    with pytest.raises(ValueError) as raised:
+        catalog_coverage(**arguments)
+    assert str(raised.value) == message
+
+
 def naive_coverage(y_score, k, ties):
     """Coverage of a users x items matrix, user by user: each item's chance to be in the user's top k."""
     never = np.ones(y_score.shape[1])

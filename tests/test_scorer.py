@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
@@ -19,7 +21,10 @@ from sklearn_rankmetrics import (
     make_ranking_scorer,
     mean_average_precision_score,
     ndcg_score,
+    ranking_report,
+    recall_at_k_score,
 )
+from sklearn_rankmetrics._registry import parse_metric_name
 
 
 @pytest.fixture(scope="module")
@@ -204,24 +209,105 @@ def test_dummy_model_scores_like_its_constant_prediction(data):
     assert get_ranking_scorer("ndcg")(model, X, y, qid=qid) == ndcg_score(y, np.zeros(len(y)), qid=qid)
 
 
+NOT_A_NAME = "is not a ranking metric name"
+
+
+def bad_cutoff(text):
+    return f"has the cutoff {text!r}, but k must be an integer >= 1 (as in 'ndcg@10')"
+
+
 @pytest.mark.parametrize(
-    ("typed", "near"),
+    ("typed", "near", "why"),
     [
-        ("ndcg@1O", "ndcg@10"),  # the letter O for a zero
-        ("NDCG@l0", "NDCG@10"),
-        ("ndgc@10", "ndcg@10"),
-        ("ndcg@1O(zero_division=1.0)", "ndcg@10(zero_division=1.0)"),
-        ("ndcg_cut10", "ndcg_cut_10"),
-        ("recip_rnk", "recip_rank"),
-        ("mapp", "map"),
+        ("ndcg@1O", "ndcg@10", bad_cutoff("1O")),  # the letter O for a zero
+        ("NDCG@l0", "NDCG@10", bad_cutoff("l0")),
+        ("ndgc@10", "ndcg@10", NOT_A_NAME),
+        ("ndcg@1O(zero_division=1.0)", "ndcg@10(zero_division=1.0)", bad_cutoff("1O")),
+        ("ndcg_cut10", "ndcg_cut_10", NOT_A_NAME),
+        ("recip_rnk", "recip_rank", NOT_A_NAME),
+        ("mapp", "map", NOT_A_NAME),
     ],
 )
-def test_a_near_miss_name_suggests_the_near_name(typed, near):
+def test_a_near_miss_name_suggests_the_near_name(typed, near, why):
     assert repr(get_ranking_scorer(near))  # the suggestion is a valid name
     with pytest.raises(
-        ValueError, match=rf"'{re.escape(typed)}' is not a ranking metric name\. Did you mean '{re.escape(near)}'\?"
+        ValueError, match=rf"'{re.escape(typed)}' {re.escape(why)}\. Did you mean '{re.escape(near)}'\?"
     ):
         get_ranking_scorer(typed)
+
+
+@pytest.mark.parametrize(
+    ("name", "said", "near"),
+    [
+        ("ndcg@-1", "the cutoff '-1'", None),
+        ("ndcg@10.0", "the cutoff '10.0'", "ndcg@10"),
+        ("ndcg@ 10", "the cutoff ' 10'", "ndcg@10"),
+        ("ndcg@10 ", "the cutoff '10 '", "ndcg@10"),
+        ("map@x", "the cutoff 'x'", None),
+        ("ndcg@", "nothing after '@'", "ndcg"),
+        ("ndcg@0", "k=0", None),
+    ],
+)
+def test_a_bad_cutoff_raises_a_value_error_that_says_k_must_be_an_integer(name, said, near):
+    hint = "" if near is None else f" Did you mean {near!r}?"
+    message = f"{name!r} has {said}, but k must be an integer >= 1 (as in 'ndcg@10').{hint}"
+    for call in (
+        get_ranking_scorer,
+        parse_metric_name,
+        lambda name: ranking_report([1, 0], [0.5, 0.2], metrics=[name]),
+    ):
+        with pytest.raises(ValueError) as raised:
+            call(name)
+        assert str(raised.value) == message
+
+
+METRIC_LIKE = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(["ndcg", "NDCG", "map", "P", "R", "ndcg_cut", "ndcg_cut_10", "p_5", "bpref", "r2", "ndgc", ""]),
+        st.sampled_from(["@", "", "_", "@@"]),
+        st.text(alphabet="0123456789OolIS .-+x_e", max_size=6),
+        st.sampled_from(["", "(k=1)", "(zero_division=1.0)", "(ties='stable')", "(", ")", "()", "(k=1"]),
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=30), METRIC_LIKE))
+def test_any_text_either_parses_or_raises_a_value_or_type_error(text):
+    try:
+        parse_metric_name(text)
+    except (ValueError, TypeError):
+        pass
+
+
+@pytest.mark.parametrize("name", ["r2", "accuracy", "neg_mean_squared_error", "average_precision"])
+def test_a_scikit_learn_scorer_name_says_it_ignores_query_groups(name):
+    with pytest.raises(
+        ValueError, match=rf"'{name}' is a scikit-learn scorer, which .* ignores the query groups"
+    ) as raised:
+        get_ranking_scorer(name)
+    assert "Why not scoring='ndcg@10'?" in str(raised.value)
+    assert "Did you mean" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name", ["r3", "px", "rx@10"])
+def test_a_longer_name_is_not_offered_a_one_letter_alias(name):
+    with pytest.raises(ValueError, match="is not a ranking metric name") as raised:
+        get_ranking_scorer(name)
+    assert "Did you mean" not in str(raised.value)
+
+
+def test_a_near_miss_option_value_suggests_the_near_value():
+    message = r"denominator must be one of 'relevant', 'capped'; got 'caped'\. Did you mean 'capped'\?"
+    with pytest.raises(ValueError, match=message):
+        get_ranking_scorer("recall@10(denominator='caped')")
+    with pytest.raises(ValueError, match=message):
+        recall_at_k_score([1, 0], [0.5, 0.2], k=1, denominator=np.str_("caped"))
+    with pytest.raises(ValueError, match=r"ties must be one of .*; got 'avg'\. Did you mean 'average'\?$"):
+        get_ranking_scorer("ndcg(ties='avg')")
+    with pytest.raises(ValueError, match=r"ties must be one of .*; got 'xyz'\.$"):  # nothing near enough
+        get_ranking_scorer("ndcg(ties='xyz')")
 
 
 def test_a_near_miss_option_suggests_the_near_option():

@@ -2,6 +2,7 @@
 
 import io
 import pickle
+import re
 import warnings
 
 import joblib
@@ -25,6 +26,7 @@ from sklearn_rankmetrics import (
     make_ranking,
     ndcg_score,
 )
+from sklearn_rankmetrics._early_stopping import warn_few_validation_queries
 
 lightgbm = pytest.importorskip("lightgbm")
 xgboost = pytest.importorskip("xgboost")
@@ -78,7 +80,7 @@ def test_each_fold_stops_early_and_searches_repeat_exactly(train, booster, route
     with sklearn.config_context(enable_metadata_routing=route == "routing on"):
         folds = cross_validate(ranker, X, y, scoring=scorer, cv=cv, params=fit_params, return_estimator=True)
         for model in folds["estimator"]:
-            assert 0 <= model.best_iteration_ < 299
+            assert 1 <= model.best_iteration_ < 300
         results = [
             GridSearchCV(ranker, {"validation_fraction": [0.1, 0.2]}, scoring=scorer, cv=cv).fit(X, y, **fit_params)
             for _ in range(2)
@@ -96,8 +98,8 @@ def test_stopping_follows_the_library_metric(train):
     ranker = GroupedRanker(boosters()["xgboost"], early_stopping_rounds=5, early_stopping_metric="map", random_state=1)
     ranker.fit(X, y, qid=qid)
     history = ranker.evals_result_["validation"]["map"]
-    assert ranker.best_iteration_ == int(np.argmax(history))
-    assert len(history) == ranker.best_iteration_ + 6
+    assert ranker.best_iteration_ == int(np.argmax(history)) + 1  # rounds kept, up to the best
+    assert len(history) == ranker.best_iteration_ + 5
 
 
 class RecordingLGBMRanker(lightgbm.LGBMRanker):
@@ -176,7 +178,7 @@ def small_boosters():
 def test_early_stopping_fits_with_a_single_validation_query(booster, n_queries):
     X, y, qid = make_ranking(n_queries=n_queries, n_docs=(5, 10), n_features=5, random_state=0)
     ranker = GroupedRanker(small_boosters()[booster], early_stopping_rounds=3, random_state=0).fit(X, y, qid=qid)
-    assert 0 <= ranker.best_iteration_ < 30
+    assert 1 <= ranker.best_iteration_ <= 30
     assert ranker.predict(X).shape == y.shape
 
 
@@ -200,6 +202,26 @@ def test_early_stopping_on_few_validation_queries_warns_and_says_what_to_do():
         ranker.set_params(validation_fraction=0.5).fit(X, y, qid=qid)  # 30 validation queries
 
 
+def held_out(validation_fraction, n_queries):
+    """The validation queries of a fit, as GroupedRanker's docstring says: the share rounded, at least 1, 2 left."""
+    return min(max(1, round(validation_fraction * n_queries)), n_queries - 2)
+
+
+def test_the_advice_on_few_validation_queries_is_the_smallest_fraction_that_holds_out_30():
+    for n_queries in range(31, 3001):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warn_few_validation_queries(held_out(0.001, n_queries), n_queries, 0.001)
+        advice = re.search(r"\(validation_fraction=([0-9.]+) gives ([0-9]+)\)", str(caught[0].message))
+        enough = [f / 100 for f in range(1, 51) if held_out(f / 100, n_queries) >= 30]
+        if not enough:  # not even half of the queries: no fraction is advised
+            assert advice is None, n_queries
+            continue
+        fraction, count = float(advice[1]), int(advice[2])
+        assert (fraction, count) == (enough[0], held_out(enough[0], n_queries)), n_queries
+    assert enough[0] == 0.01  # up to 3000 queries, every smallest fraction was met
+
+
 @FEW_VALIDATION_QUERIES
 @pytest.mark.parametrize("booster", ["lightgbm", "xgboost", "catboost"])
 def test_early_stopped_rankers_pickle_and_predict_the_same(booster):
@@ -209,6 +231,42 @@ def test_early_stopped_rankers_pickle_and_predict_the_same(booster):
         restored = load(dump(ranker))
         np.testing.assert_array_equal(restored.predict(X), ranker.predict(X))
         assert restored.best_iteration_ == ranker.best_iteration_
+
+
+def rounds_held(model):
+    """The boosting rounds a fitted booster holds (a ranking objective grows one tree per round)."""
+    if isinstance(model, lightgbm.LGBMRanker):
+        return model.booster_.current_iteration()
+    if isinstance(model, xgboost.XGBRanker):
+        return model.get_booster().num_boosted_rounds()
+    return model.tree_count_
+
+
+def predict_with_rounds(model, X, rounds):
+    """The predictions of the first ``rounds`` boosting rounds of ``model``."""
+    if isinstance(model, lightgbm.LGBMRanker):
+        return model.predict(X, num_iteration=rounds)
+    if isinstance(model, xgboost.XGBRanker):
+        return model.predict(X, iteration_range=(0, rounds))
+    return model.predict(X, ntree_end=rounds)
+
+
+@pytest.mark.parametrize("booster", ["lightgbm", "xgboost", "catboost"])
+def test_best_iteration_is_the_number_of_rounds_kept_for_every_booster(booster):
+    X, y, qid = make_ranking(n_queries=60, n_docs=(5, 10), n_features=4, random_state=0)
+    stopped = GroupedRanker(
+        small_boosters()[booster], early_stopping_rounds=3, validation_fraction=0.5, random_state=0
+    ).fit(X, y, qid=qid)
+    best = stopped.best_iteration_
+    assert 2 <= best < 30  # it stopped early
+    assert rounds_held(stopped.estimator_) == best
+    np.testing.assert_array_equal(stopped.predict(X), predict_with_rounds(stopped.estimator_, X, best))
+    assert not np.array_equal(stopped.predict(X), predict_with_rounds(stopped.estimator_, X, best - 1))
+    # n_estimators=best_iteration_, without early stopping, fits a model of the same size.
+    rounds = "iterations" if booster == "catboost" else "n_estimators"
+    refit = GroupedRanker(small_boosters()[booster].set_params(**{rounds: best})).fit(X, y, qid=qid)
+    assert rounds_held(refit.estimator_) == best
+    assert not hasattr(refit, "best_iteration_")  # no early stopping, no best iteration
 
 
 def dump_with_joblib(model):

@@ -5,6 +5,8 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._validation import check_integer, plain
+
 
 def make_ranking(
     n_queries=100,
@@ -79,9 +81,8 @@ def make_ranking(
     low, high = (n_docs, n_docs) if isinstance(n_docs, numbers.Integral) else n_docs
     _check_counts(n_queries=n_queries, n_docs_low=low, n_features=n_features, n_informative=n_informative)
     if high < low:
-        raise ValueError(f"n_docs must be an int or a (low, high) pair with low <= high; got {n_docs!r}.")
-    if not isinstance(n_grades, numbers.Integral) or n_grades < 2:
-        raise ValueError(f"n_grades must be an integer >= 2; got {n_grades!r}.")
+        raise ValueError(f"n_docs must be an int or a (low, high) pair with low <= high; got {plain(n_docs)!r}.")
+    check_integer("n_grades", n_grades, low=2)
     proportions = _grade_proportions(grade_proportions, n_grades)
 
     sizes = rng.randint(low, high + 1, size=n_queries)
@@ -101,8 +102,7 @@ def make_ranking(
 
 def _check_counts(**counts):
     for name, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
+        check_integer(name, value)
     if counts["n_informative"] > counts["n_features"]:
         raise ValueError(f"n_informative={counts['n_informative']} must not exceed n_features={counts['n_features']}.")
 
@@ -115,6 +115,6 @@ def _grade_proportions(grade_proportions, n_grades):
         if proportions.shape != (n_grades,) or (proportions < 0).any() or proportions.sum() <= 0:
             raise ValueError(
                 f"grade_proportions must hold {n_grades} non-negative shares, one per grade, "
-                f"with a positive sum; got {grade_proportions!r}."
+                f"with a positive sum; got {plain(grade_proportions)!r}."
             )
     return proportions / proportions.sum()

@@ -11,6 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
+from .._validation import plain
+
 
 def qid_from_sizes(sizes):
     """Query ids 0, 1, ... from the number of consecutive rows of each query.
@@ -102,7 +104,9 @@ def load_svmlight_ranking(path, *, query_path=None, qid_offset=0, **kwargs):
     (array([2., 0., 1.]), array([7, 7, 9]))
     """
     if isinstance(qid_offset, bool) or not isinstance(qid_offset, numbers.Integral):
-        raise TypeError(f"qid_offset must be an integer; got {qid_offset!r} of type {type(qid_offset).__name__}.")
+        raise TypeError(
+            f"qid_offset must be an integer; got {plain(qid_offset)!r} of type {type(qid_offset).__name__}."
+        )
     X, y, qid = _load_ranking_file(path, query_path, kwargs)
     return _with_int32_indices(X), y, qid + qid_offset
 

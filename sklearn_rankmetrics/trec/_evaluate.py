@@ -11,7 +11,7 @@ import numpy as np
 
 from .._cascade import hypergeometric_laws
 from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
-from .._registry import is_metric_name, shared_kernel
+from .._registry import reads_as_metric_name, shared_kernel
 from .._validation import TIES, check_flag, check_option
 from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
@@ -648,7 +648,7 @@ def parse_measure(spec):
     if base in MEASURES:
         parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
-    if not is_metric_name(spec) and "@" not in spec and "(" not in spec:
+    if not reads_as_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
         hint = f" Did you mean {close!r}?" if close else ""
         raise ValueError(
