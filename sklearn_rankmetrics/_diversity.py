@@ -245,7 +245,8 @@ def alpha_ndcg_score(
     ties : {"stable", "pessimistic", "optimistic"}, default="stable"
         Order of documents with equal scores: ``"stable"``, input order (as
         ndeval takes the run's order); ``"pessimistic"``/``"optimistic"``: at
-        each rank, the tied document with the lowest/highest gain at that point.
+        each rank, the tied document with the lowest/highest gain at that point
+        (a greedy order, not the worst/best of all orderings).
     %(sample_weight)s
     %(average)s
     zero_division : {0.0, 1.0, np.nan}, default=0.0
@@ -428,7 +429,8 @@ def subtopic_recall_score(
     ties : {"stable", "average", "pessimistic", "optimistic"}, default="stable"
         Order of documents with equal scores: input order; the exact mean over
         all orderings of the ties; or at each rank the tied document covering
-        the fewest (most) new subtopics first.
+        the fewest (most) new subtopics first. These greedy orders are not the
+        worst (best) of all orderings, so they need not bound the input order.
     %(sample_weight)s
     %(average)s
     zero_division : {0.0, 1.0, np.nan}, default=0.0
