@@ -166,7 +166,8 @@ def test_greedy_tie_orders_stay_in_range_and_equal_stable_without_ties(data):
     # The greedy orders pick, rank by rank, the tied document adding the least (most) gain: a heuristic, not the
     # worst (best) of all orderings, so they need not bracket the stable order (see the next test).
     y_true, y_score, qid, k = data
-    for scores, tied in ((np.floor(y_score / 3), True), (np.argsort(np.argsort(y_score, kind="stable")).astype(float), False)):
+    distinct = np.argsort(np.argsort(y_score, kind="stable")).astype(float)
+    for scores, tied in ((np.floor(y_score / 3), True), (distinct, False)):
         for metric in (alpha_ndcg_score, subtopic_recall_score):
             values = {
                 ties: metric(y_true, scores, qid=qid, k=k, ties=ties, average=False)
