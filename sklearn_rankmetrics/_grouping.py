@@ -56,8 +56,7 @@ def query_ids_of_rows(qid, rows):
     """The query ids of the given ``rows``, as ``np.unique(qid)`` shows them (objects for tuple ids)."""
     if is_pandas_labels(qid):
         return np.asarray(qid.take(rows))
-    values = np.asarray(qid)
-    return (values if values.ndim == 1 else query_id_array(qid))[rows]
+    return as_unique_shows(query_id_array(qid)[rows], qid)
 
 
 def distinct_query_ids(qid, *, return_counts=False):
@@ -67,15 +66,27 @@ def distinct_query_ids(qid, *, return_counts=False):
     other objects are told apart by hashing (:func:`factorize_query_ids`),
     not by a sort of every row.
     """
-    if is_pandas_labels(qid):
-        values = qid
-    else:
-        values = np.asarray(qid)
-        values = values if values.ndim == 1 else query_id_array(qid)
-        if values.dtype.kind not in "OSUT":
-            return np.unique(values, return_counts=return_counts)
+    values = qid if is_pandas_labels(qid) else query_id_array(qid)
+    if values.dtype.kind not in "OSUT":
+        return np.unique(values, return_counts=return_counts)
     distinct, codes = factorize_query_ids(values)
+    distinct = distinct if is_pandas_labels(qid) else as_unique_shows(distinct, qid)
     return (distinct, np.bincount(codes, minlength=len(distinct))) if return_counts else distinct
+
+
+def as_unique_shows(ids, qid):
+    """Ids taken from ``query_id_array(qid)`` in the array type ``np.unique(qid)`` gives, where that keeps them.
+
+    :func:`query_id_array` keeps a list of strings (or bytes) as objects, each
+    id whole; ``np.unique`` of the list gives fixed-width strings, which drop
+    trailing NUL characters (``"a"`` and ``"a\\x00"`` would both show as
+    ``"a"``). The ids become fixed-width strings only where that keeps every
+    one of them exactly.
+    """
+    if ids.dtype != object or isinstance(qid, np.ndarray) or not len(ids):
+        return ids
+    fixed = np.asarray(ids.tolist())
+    return fixed if fixed.shape == ids.shape and fixed.dtype.kind in "SU" and fixed.tolist() == ids.tolist() else ids
 
 
 def encode_qid(qid, n_rows):
@@ -138,7 +149,7 @@ def factorize_query_ids(values):
         else:  # objects, or numpy's variable-width strings
             distinct, codes = factorize_objects(values.astype(object, copy=False))
             distinct = distinct.astype(values.dtype, copy=False)
-    except TypeError:  # unhashable ids: np.unique compares them
+    except (TypeError, ArithmeticError):  # unhashable ids (np.unique compares them), or Decimal("sNaN")
         values = np.asarray(values)
         check_no_missing(values, "qid")
         distinct, codes = unique_with_inverse(values)
@@ -162,7 +173,14 @@ def mixed_types_error(error):
 
 
 def sorted_codes(distinct, codes):
-    """The distinct ids sorted (as ``np.unique`` sorts them), and the codes of the rows renumbered to match."""
+    """The distinct ids sorted (as ``np.unique`` sorts them), and the codes of the rows renumbered to match.
+
+    A row without a code (-1, pandas' code of None, NaN, NaT, NA and
+    ``Decimal("NaN")``) is refused here, where every factorization passes:
+    ``rank[-1]`` would silently put it in the last query.
+    """
+    if len(codes) and codes.min() < 0:
+        check_no_missing(codes, "qid", missing=codes < 0)
     try:
         order = np.argsort(distinct, kind="stable")
     except TypeError as error:
@@ -177,8 +195,6 @@ def factorize_pandas(values):
     import pandas as pd
 
     codes, distinct = pd.factorize(values)
-    if len(codes) and codes.min() < 0:  # pandas' code of a missing value
-        check_no_missing(np.asarray(values, dtype=object), "qid")
     return np.asarray(distinct), codes
 
 
@@ -189,8 +205,6 @@ def factorize_objects(values):
     except ImportError:
         return factorize_by_dict(values)
     codes, distinct = pd.factorize(values)
-    if len(codes) and codes.min() < 0:  # pandas' code of None, NaN, NaT and NA
-        check_no_missing(values, "qid")
     return distinct, codes
 
 

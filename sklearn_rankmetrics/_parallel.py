@@ -12,11 +12,14 @@ cores. Three rules keep that safe:
 - The number of threads is decided by :func:`thread_count` alone.
 """
 
+import collections
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 THREADS_VARIABLE = "RANKMETRICS_NUM_THREADS"
+# The most threads RANKMETRICS_NUM_THREADS may start per core: the pool never grows without bound.
+MAX_THREADS_PER_CORE = 4
 
 _pools = {}  # one per size asked for: a pool in use is never shut down under its callers
 _pools_lock = threading.Lock()
@@ -31,18 +34,22 @@ def available_cores():
         return os.cpu_count() or 1
 
 
-def _positive_int(variable):
-    """The value of the environment ``variable`` if it is an integer >= 1, else None."""
-    text = os.environ.get(variable, "").strip()
+def _explicit_thread_count():
+    """The thread count ``RANKMETRICS_NUM_THREADS`` asks for, or None where it is not set.
+
+    The value must be ASCII digits making an integer >= 1, as OpenMP reads
+    ``OMP_NUM_THREADS`` (no sign, separator or other script's digits); the
+    variable is the library's own, so anything else is refused.
+    """
+    text = os.environ.get(THREADS_VARIABLE, "").strip()
     if not text:
         return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"The environment variable {variable} must be an integer >= 1; got {text!r}.") from None
-    if value < 1:
-        raise ValueError(f"The environment variable {variable} must be an integer >= 1; got {text!r}.")
-    return value
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise ValueError(
+            f"The environment variable {THREADS_VARIABLE} must be an integer >= 1; got {text!r}. "
+            "Write the number of threads in the digits 0-9 alone, such as 4."
+        )
+    return int(text)
 
 
 def _omp_num_threads():
@@ -62,15 +69,17 @@ def _omp_num_threads():
 def thread_count():
     """How many threads the library's work may use: the one place that decides it.
 
-    ``RANKMETRICS_NUM_THREADS`` if set. Otherwise the limits scikit-learn's own
-    parallel code obeys: the OpenMP thread count, as ``threadpoolctl``'s
-    ``threadpool_limits`` sets it, and ``OMP_NUM_THREADS`` (joblib's workers set
-    it to their share of the cores; its first element, as OpenMP reads it),
-    whichever is lower, at most the cores.
+    ``RANKMETRICS_NUM_THREADS`` if set, at most ``MAX_THREADS_PER_CORE`` (4)
+    threads per available core: more only adds threads that wait. Otherwise
+    the limits scikit-learn's own parallel code obeys: the OpenMP thread
+    count, as ``threadpoolctl``'s ``threadpool_limits`` sets it, and
+    ``OMP_NUM_THREADS`` (joblib's workers set it to their share of the
+    cores; its first element, as OpenMP reads it), whichever is lower, at
+    most the cores.
     """
-    explicit = _positive_int(THREADS_VARIABLE)
+    explicit = _explicit_thread_count()
     if explicit:
-        return explicit
+        return min(explicit, MAX_THREADS_PER_CORE * available_cores())
     limits = [available_cores(), _omp_num_threads(), _openmp_threads()]
     return min(limit for limit in limits if limit)
 
@@ -116,6 +125,39 @@ def map_in_threads(function, *arguments):
         for future in futures:  # after a failure: cancel what has not started, wait for the rest
             future.cancel()
         for future in futures:
+            if not future.cancelled():
+                future.exception()
+
+
+def sum_in_threads(function, tasks):
+    """``sum(map(function, tasks))``, run on the pool a few tasks at a time, for any number of tasks.
+
+    ``tasks`` may be a lazy iterable (a ``range`` of millions). At most two
+    tasks per thread are in flight, and each result is added as it comes (in
+    task order), so memory holds a few results whatever the number of tasks.
+    Inline where :func:`map_in_threads` runs inline. An exception raised by a
+    task reaches the caller once the tasks in flight have finished or been
+    cancelled.
+    """
+    size = thread_count()
+    total = 0
+    if size < 2 or getattr(_in_pool, "active", False):
+        for task in tasks:
+            total = total + function(task)
+        return total
+    pool, in_flight = _get_pool(size), collections.deque()
+    try:
+        for task in tasks:
+            if len(in_flight) == 2 * size:
+                total = total + in_flight.popleft().result()
+            in_flight.append(pool.submit(function, task))
+        while in_flight:
+            total = total + in_flight.popleft().result()
+        return total
+    finally:
+        for future in in_flight:  # after a failure: cancel what has not started, wait for the rest
+            future.cancel()
+        for future in in_flight:
             if not future.cancelled():
                 future.exception()
 

@@ -136,29 +136,44 @@ def check_scores(y_score, name="y_score", *, minus_inf="a judged document that w
 
 
 def is_missing(value):
-    """Whether one value is a missing-value marker: None, NaN, NaT or pandas' NA."""
+    """Whether one value is a missing-value marker: None, NaT, pandas' NA, or a NaN of any type.
+
+    A NaN is any value not equal to itself (``float("nan")``, ``Decimal("NaN")``,
+    a complex NaN); a value that refuses the comparison (``Decimal("sNaN")``)
+    is one too.
+    """
     if value is None or type(value).__name__ in ("NAType", "NaTType"):
         return True
-    if isinstance(value, float | np.floating | complex | np.complexfloating):
-        return bool(np.isnan(value))
     if isinstance(value, np.datetime64 | np.timedelta64):
         return bool(np.isnat(value))
-    return False
+    try:
+        return bool(value != value)
+    except ArithmeticError:  # decimal's signalling NaN: InvalidOperation
+        return True
+    except (TypeError, ValueError):  # no truth value (an array as an id): not a missing marker
+        return False
 
 
-def check_no_missing(values, name, *, what="query"):
+def missing_rows(values):
+    """Which rows of the 1-D array ``values`` hold a missing-value marker (:func:`is_missing`)."""
+    if values.dtype.kind in "fc":
+        return np.isnan(values)
+    if values.dtype.kind in "mM":
+        return np.isnat(values)
+    if values.dtype.kind == "O":
+        return np.frompyfunc(is_missing, 1, 1)(values).astype(bool)
+    return np.zeros(len(values), dtype=bool)
+
+
+def check_no_missing(values, name, *, what="query", missing=None):
     """Raise if the 1-D array ``values`` holds a missing-value marker, naming the first rows that do.
 
     ``values`` holds the id of each row's ``what`` (a query, an item).
+    ``missing``, a boolean mask, gives the rows already known to be missing
+    (those a factorization left without a code).
     """
-    if values.dtype.kind == "f":
-        missing = np.isnan(values)
-    elif values.dtype.kind in "mM":
-        missing = np.isnat(values)
-    elif values.dtype.kind == "O":
-        missing = np.frompyfunc(is_missing, 1, 1)(values).astype(bool)
-    else:
-        return
+    if missing is None:
+        missing = missing_rows(values)
     if missing.any():
         rows = np.flatnonzero(missing)
         shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")

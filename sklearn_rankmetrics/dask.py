@@ -3,7 +3,8 @@
 Every query's rows are brought into one partition (Dask's shuffle on the
 query column), each partition computes exact per-query values with
 :func:`sklearn_rankmetrics.ranking_report`, and the means are reduced
-exactly from per-query sums: the same values as the in-memory report.
+from per-query sums: the in-memory report's values, equal to rounding (the
+sums add in another order, so a mean may differ in its last digit).
 """
 
 import numbers
@@ -76,7 +77,7 @@ def ranking_report(
     average=True,
     zero_division=0.0,
 ):
-    """Several ranking metrics of a Dask DataFrame of (query, label, score) rows, exactly as in memory.
+    """Several ranking metrics of a Dask DataFrame of (query, label, score) rows, as in memory (to rounding).
 
     Parameters
     ----------

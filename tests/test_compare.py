@@ -2,9 +2,12 @@
 
 import itertools
 import tracemalloc
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_rankmetrics import compare_rankings, ndcg_score
@@ -16,6 +19,7 @@ from sklearn_rankmetrics._compare import (
     holm_bonferroni,
     paired_pvalues,
     randomization_pvalues,
+    sum_tolerance,
 )
 
 
@@ -229,7 +233,7 @@ def dense_randomization_pvalues(differences):
     """The former exact randomization: every sign vector at once, as one dense matrix."""
     n_queries = len(differences)
     signs = 1.0 - 2.0 * ((np.arange(2**n_queries)[:, None] >> np.arange(n_queries)) & 1)
-    return at_least(signs @ differences / n_queries, differences.mean(axis=0)).mean(axis=0)
+    return at_least(signs @ differences, differences.sum(axis=0), sum_tolerance(differences)).mean(axis=0)
 
 
 def test_exact_randomization_in_blocks_equals_the_dense_enumeration():
@@ -241,17 +245,61 @@ def test_exact_randomization_in_blocks_equals_the_dense_enumeration():
         np.testing.assert_array_equal(randomization_pvalues(differences, 2**n_queries, rng), expected)
 
 
-def test_exact_randomization_memory_stays_bounded_at_20_queries():
-    # The dense matrix of the 2**20 sign vectors took 574 MB; blocks of them take a few hundred kB.
-    differences = np.random.default_rng(3).normal(0, 1, (20, 1))
+def test_exact_randomization_memory_stays_bounded_whatever_the_number_of_queries():
+    # The dense matrix of the 2**20 sign vectors took 574 MB; then every block's future and count, all submitted
+    # at once, took 30 MB at 22 queries (O(2**n)). A few blocks per thread at a time take a few hundred kB.
+    differences = np.random.default_rng(3).integers(-5, 6, (22, 1)).astype(float)  # integer sums: exact
     tracemalloc.start()
     try:
-        pvalue = randomization_pvalues(differences, 2**20, np.random.default_rng(0))
+        pvalue = randomization_pvalues(differences, 2**22, np.random.default_rng(0))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 16 * 2**20, peak
-    # Meet in the middle: the signed sums of the first and last ten queries, added in every pair.
-    halves = [np.array(list(itertools.product([1.0, -1.0], repeat=10))) @ half for half in np.split(differences, 2)]
-    flipped = (halves[0] + halves[1].T).ravel() / 20
-    assert pvalue[0] == np.mean(at_least(flipped, differences.mean()))
+    assert peak < 4 * 2**20, peak
+    # Meet in the middle: the signed sums of the first and last eleven queries, added in every pair.
+    halves = [np.array(list(itertools.product([1, -1], repeat=11))) @ half for half in np.split(differences, 2)]
+    flipped = halves[0] + halves[1].T
+    assert pvalue[0] == np.mean(np.abs(flipped) >= abs(differences.sum()))
+
+
+def test_exact_randomization_counts_sums_equal_to_the_observed_one_in_exact_arithmetic():
+    # MRR of b minus a on four queries: (1 - 1/4) + (1/3 - 1) + (1/9 - 1/4) + (1/6 - 1/9) = 0 exactly, -2e-17 in
+    # floats, so all 16 sign vectors are as extreme: p = 1. A tolerance relative to the observed mean (1e-17)
+    # missed the sums that round differently: p was 0.875.
+    ranks_a, ranks_b, n_docs = [4, 1, 4, 9], [1, 3, 9, 6], 10
+    qid = np.repeat(np.arange(4), n_docs)
+    y_true = (np.arange(4 * n_docs) % n_docs == 0).astype(int)  # the first document of each query is relevant
+
+    def scores(ranks):  # each query's relevant document at the given rank: it swaps scores with that rank's
+        blocks = np.tile(np.arange(n_docs, 0, -1.0), (len(ranks), 1))
+        rows = np.arange(len(ranks))
+        blocks[rows, 0], blocks[rows, np.subtract(ranks, 1)] = blocks[rows, np.subtract(ranks, 1)], blocks[rows, 0]
+        return blocks.ravel()
+
+    result = compare_rankings(
+        y_true, {"a": scores(ranks_a), "b": scores(ranks_b)}, qid=qid, metrics=["mrr"], random_state=0
+    )
+    np.testing.assert_allclose(result.per_query["mrr"]["b"], 1 / np.array(ranks_b))
+    assert sum(Fraction(1, b) - Fraction(1, a) for a, b in zip(ranks_a, ranks_b, strict=True)) == 0
+    assert row(result, "b", metric="mrr", baseline="a").pvalue == 1.0
+
+
+def exact_sign_flip_pvalue(values):
+    """The exact randomization p-value in rational arithmetic: the share of sign vectors as extreme as no flip."""
+    observed = abs(sum(values))
+    flips = itertools.product([1, -1], repeat=len(values))
+    extreme = sum(abs(sum(s * v for s, v in zip(signs, values, strict=True))) >= observed for signs in flips)
+    return Fraction(extreme, 2 ** len(values))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.fractions(-3, 3, max_denominator=12), min_size=1, max_size=9),
+    balanced=st.booleans(),
+)
+def test_exact_randomization_equals_an_enumeration_in_exact_arithmetic(values, balanced):
+    if balanced:  # a mean difference of exactly 0, rounding noise in floats
+        values = [*values, -sum(values)]
+    differences = np.array([float(value) for value in values])[:, None]
+    pvalue = randomization_pvalues(differences, 2 ** len(values), np.random.default_rng(0))[0]
+    assert pvalue == exact_sign_flip_pvalue(values)

@@ -1,5 +1,6 @@
 """The one-sort machinery: query codes, rank order, segments and the cascade kernels."""
 
+import decimal
 import importlib.util
 import itertools
 import math
@@ -20,6 +21,7 @@ from sklearn_rankmetrics._grouping import (
     group_by_query,
     positions_in_segments,
     rank_order,
+    sorted_codes,
 )
 
 
@@ -298,3 +300,45 @@ def test_string_ids_refuse_missing_and_mixed_values_as_before(monkeypatch, witho
             ndcg_score([1, 0, 1, 0], [4, 3, 2, 1], qid=qid)
     with pytest.raises(TypeError, match="qid mixes values that cannot be compared"):
         ndcg_score([1, 0, 1, 0], [4, 3, 2, 1], qid=np.array(["a", 1, "a", 1], dtype=object))
+
+
+@pytest.mark.parametrize("without_pandas", [False, True])
+def test_ids_not_equal_to_themselves_are_refused_as_missing_whatever_their_type(monkeypatch, without_pandas):
+    # Decimal("NaN") got pandas' code -1 unseen, and rank[-1] put its rows into the last query; Decimal("sNaN")
+    # raised a bare decimal.InvalidOperation.
+    pd = pytest.importorskip("pandas")
+    nan, signalling = decimal.Decimal("NaN"), decimal.Decimal("sNaN")
+    ids = [decimal.Decimal(1), decimal.Decimal(1), decimal.Decimal(2)]
+    columns = [
+        np.array([*ids, nan], dtype=object),
+        [*ids, nan],
+        np.array([*ids, signalling], dtype=object),
+        [*ids, signalling],
+        np.array([1, 1, 2, complex("nan")]),
+        pd.Series([*ids, nan]),
+    ]
+    if without_pandas:
+        monkeypatch.setitem(sys.modules, "pandas", None)
+        columns = columns[:-1]
+    for qid in columns:
+        with pytest.raises(ValueError, match=r"qid has 1 missing value \(None, NaN, NaT or NA\), at row 3"):
+            ndcg_score([1, 0, 1, 0], [4, 3, 2, 1], qid=qid)
+        with pytest.raises(ValueError, match=r"qid has 1 missing value"):
+            ranking_report([1, 0, 1, 0], [4, 3, 2, 1], qid=qid, metrics=["mrr"], average=False)
+
+
+def test_a_row_without_a_code_never_joins_the_last_query():
+    # Every factorization passes through sorted_codes: a code of -1 (pandas' mark of a missing id) is refused
+    # there, whichever id gave it, rather than indexing the last distinct id.
+    with pytest.raises(ValueError, match=r"qid has 2 missing values \(None, NaN, NaT or NA\), at rows 1, 3"):
+        sorted_codes(np.array(["b", "a"], dtype=object), np.array([0, -1, 1, -1]))
+
+
+def test_distinct_ids_keep_ids_that_differ_only_by_trailing_nuls():
+    # numpy's fixed-width strings drop trailing NULs: "a" and "a\x00" were one id for the guards.
+    for qid in (["a", "a\x00", "b", "a"], [b"a", b"a\x00", b"b", b"a"]):
+        ids, sizes = distinct_query_ids(qid, return_counts=True)
+        assert ids.tolist() == np.unique(np.array(qid, dtype=object)).tolist()
+        assert sizes.tolist() == [2, 1, 1]
+    ids = distinct_query_ids(["b", "a", "b"])  # ids that fixed-width strings hold exactly: as np.unique gives them
+    assert ids.dtype == np.unique(["b", "a", "b"]).dtype and ids.tolist() == ["a", "b"]

@@ -5,6 +5,7 @@ fails the test instead of hanging the suite.
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from sklearn_rankmetrics import _parallel, ndcg_score, ranking_report
-from sklearn_rankmetrics._parallel import map_in_threads, thread_count
+from sklearn_rankmetrics._parallel import map_in_threads, sum_in_threads, thread_count
 
 
 def run_python(code, *, threads, timeout=240):
@@ -184,11 +185,56 @@ def test_metrics_run_with_any_omp_num_threads_that_openmp_runs_with(monkeypatch,
     assert thread_count() == min(limit for limit in limits if limit)
 
 
-@pytest.mark.parametrize("value", ["0", "two", "-1"])
+# int() accepted a sign, digit separators and other scripts' digits ("1_000", Arabic-Indic "١٢"); OpenMP reads
+# OMP_NUM_THREADS as ASCII digits alone, and so is this variable read, but refused when invalid (it is ours).
+@pytest.mark.parametrize("value", ["0", "two", "-1", "+2", "1_000", "\u0661\u0662", "2.5", "0x10", "4,2", "00"])
 def test_thread_count_rejects_bad_settings(monkeypatch, value):
     monkeypatch.setenv("RANKMETRICS_NUM_THREADS", value)
-    with pytest.raises(ValueError, match=f"RANKMETRICS_NUM_THREADS must be an integer >= 1; got '{value}'"):
+    with pytest.raises(ValueError, match=re.escape(f"RANKMETRICS_NUM_THREADS must be an integer >= 1; got {value!r}")):
         thread_count()
+
+
+@pytest.mark.parametrize("value", ["100000", "99999999999999999999"])
+def test_thread_count_caps_the_threads_variable_at_four_threads_per_core(monkeypatch, value):
+    # thread_count returned 1e20, and 100000 started 186 threads before the machine ran out.
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", value)
+    cap = _parallel.MAX_THREADS_PER_CORE * _parallel.available_cores()
+    assert thread_count() == cap
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", f" {cap - 1} ")
+    assert thread_count() == cap - 1
+
+
+def test_sum_in_threads_adds_every_task_with_a_few_in_flight(monkeypatch):
+    # The exact randomization submitted all 2**n / 256 blocks at once and kept every future: O(2**n) memory.
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "3")
+    pulled, ahead = [0], []
+
+    def tasks():
+        for i in range(5000):
+            pulled[0] += 1
+            yield i
+
+    def task(i):
+        ahead.append(pulled[0] - i)  # tasks taken from the iterator beyond this one, while it runs
+        return np.array([i, 1])
+
+    assert sum_in_threads(task, tasks()).tolist() == [sum(range(5000)), 5000]
+    assert max(ahead) <= 2 * 3 + 1
+    assert sum_in_threads(task, range(0)) == 0
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "1")
+    assert sum_in_threads(task, range(10)).tolist() == [45, 10]
+
+
+def test_an_error_in_a_summed_task_reaches_the_caller(monkeypatch):
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "2")
+
+    def task(i):
+        if i == 30:
+            raise ZeroDivisionError(f"task {i} failed")
+        return i
+
+    with pytest.raises(ZeroDivisionError, match="task 30 failed"):
+        sum_in_threads(task, range(100))
 
 
 def test_one_thread_runs_everything_inline(monkeypatch):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import UndefinedMetricWarning
 
-from sklearn_rankmetrics import get_ranking_scorer_names, ndcg_score, ranking_report
+from sklearn_rankmetrics import compare_rankings, get_ranking_scorer_names, ndcg_score, ranking_report
 from sklearn_rankmetrics._registry import KERNELS, parse_metric_name
 
 SHARED = [name for name in get_ranking_scorer_names() if parse_metric_name(name)[0] in KERNELS]
@@ -128,3 +128,21 @@ def test_report_names_the_option_a_metric_kernel_does_not_take(name, message):
     # These reached the shared kernel and failed there: "_bpref() got an unexpected keyword argument 'k'".
     with pytest.raises(ValueError, match=message):
         ranking_report([1, 0], [0.5, 0.2], metrics=[name])
+
+
+def test_returned_query_ids_keep_ids_that_differ_only_by_trailing_nuls():
+    # The ids were cast to fixed-width <U/S arrays, which drop trailing NULs: "a" and "a\x00" both showed as "a".
+    pd = pytest.importorskip("pandas")
+    y_true, y_score = [1, 0, 0, 1, 1, 0], [3, 2, 1, 3, 2, 1]
+    strings = ["a", "a", "a\x00", "a\x00", "b", "b"]
+    for qid in (strings, [s.encode() for s in strings], np.array(strings, dtype=object), pd.Series(strings)):
+        ids = ranking_report(y_true, y_score, qid=qid, metrics=["mrr"], average=False)["qid"]
+        assert ids.tolist() == np.unique(np.array(list(qid), dtype=object)).tolist()
+    result = compare_rankings(y_true, {"a": y_score, "b": y_score[::-1]}, qid=strings, metrics=["mrr"], test="t-test")
+    assert result.per_query["qid"].tolist() == ["a", "a\x00", "b"]
+    # Ids that a fixed-width array holds exactly come back in np.unique's type, as before.
+    plain = ["b", "b", "a", "a", "c", "c"]
+    ids = ranking_report(y_true, y_score, qid=plain, metrics=["mrr"], average=False)["qid"]
+    expected = np.unique(plain)
+    assert ids.dtype == expected.dtype
+    np.testing.assert_array_equal(ids, expected)
