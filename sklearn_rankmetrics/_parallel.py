@@ -122,11 +122,7 @@ def map_in_threads(function, *arguments):
     try:
         return [future.result() for future in futures]
     finally:
-        for future in futures:  # after a failure: cancel what has not started, wait for the rest
-            future.cancel()
-        for future in futures:
-            if not future.cancelled():
-                future.exception()
+        settle(futures)
 
 
 def sum_in_threads(function, tasks):
@@ -155,11 +151,16 @@ def sum_in_threads(function, tasks):
             total = total + in_flight.popleft().result()
         return total
     finally:
-        for future in in_flight:  # after a failure: cancel what has not started, wait for the rest
-            future.cancel()
-        for future in in_flight:
-            if not future.cancelled():
-                future.exception()
+        settle(in_flight)
+
+
+def settle(futures):
+    """After a failure (a no-op otherwise): cancel the tasks not started, and wait for those running."""
+    for future in futures:
+        future.cancel()
+    for future in futures:
+        if not future.cancelled():
+            future.exception()
 
 
 def _forget_pools_in_child():
