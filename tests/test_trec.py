@@ -763,3 +763,24 @@ def test_command_prints_what_trec_eval_10_prints_on_its_own_test(expected, argum
     files = [str(folder / argument) if (folder / argument).exists() else argument for argument in arguments]
     assert main(files) == 0
     assert capsys.readouterr().out == (folder / expected).read_text()
+
+
+@pytest.mark.parametrize("relevance", [2**63, 2**64 - 1, 2**64, -(2**63) - 1, np.uint64(2**63), 2.0**63])
+@pytest.mark.parametrize("route", ["dict", "frame", "Qrels"])
+def test_relevance_outside_int64_is_refused_on_every_route_not_wrapped(route, relevance):
+    pd = pytest.importorskip("pandas")
+    if route == "dict":
+        qrels = {"q": {"b": 0, "a": relevance}}
+    elif route == "frame":
+        column = np.array([0, relevance], dtype=np.uint64 if isinstance(relevance, np.uint64) else None)
+        qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["b", "a"], "relevance": column})
+    else:
+        qrels = Qrels(np.array(["q", "q"]), np.array(["b", "a"]), np.array([0, relevance]))
+    with pytest.raises(ValueError, match="integers of 64 bits .* judge document 'a' of query 'q'"):
+        evaluate_run(qrels, {"q": {"a": 2.0, "b": 1.0}}, ["P.1", "num_rel", "ndcg"])
+
+
+def test_relevance_at_the_ends_of_int64_is_kept_exactly():
+    qrels = {"q": {"a": 2**63 - 1, "b": -(2**63)}}
+    result = evaluate_run(qrels, {"q": {"a": 2.0, "b": 1.0}}, ["P.1", "num_rel"])
+    assert result == {"P_1": 1.0, "num_rel": 1}

@@ -141,24 +141,42 @@ def as_scores(values, query_id, doc_id):
 
 
 def as_integers(values, query_id, doc_id):
-    """Relevance judgements as int64: integers, or floats with integer values."""
-    if values.dtype.kind in "iub":
-        return values.astype(np.int64)
-    if values.dtype.kind in "fO":
-        try:
-            relevance = values.astype(np.float64)
-        except (TypeError, ValueError):
-            relevance = None
-        if relevance is not None and np.isfinite(relevance).all() and (relevance == np.round(relevance)).all():
-            return relevance.astype(np.int64)
-        if relevance is not None:
-            bad = ~(np.isfinite(relevance) & (relevance == np.round(relevance)))
-            raise InputError(
-                "qrels",
-                f"relevance judgements must be integers; the qrels judge {first_row(bad, query_id, doc_id)} "
-                f"{np.asarray(values[bad][0]).item()!r}.",
-            )
-    raise InputError("qrels", f"relevance judgements must be integers; got values of dtype {values.dtype}.")
+    """Relevance judgements as int64 (trec_eval's ``long``): integers, or floats with integer values, in range.
+
+    A value outside int64 is refused, never wrapped around (2**63 would read
+    as a negative judgement): as the qrels reader refuses it.
+    """
+    if values.dtype.kind == "O":  # Python ints are exact at any size: check them before any cast
+        fits = np.array([fits_int64(value) for value in values], dtype=bool)
+    elif values.dtype.kind in "iub":
+        fits = values <= INT64_MAX if values.dtype.kind == "u" else np.ones(len(values), dtype=bool)
+    elif values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            fits = (values == np.round(values)) & (values >= -(2.0**63)) & (values < 2.0**63)
+    else:
+        raise InputError("qrels", f"relevance judgements must be integers; got values of dtype {values.dtype}.")
+    if not fits.all():
+        raise InputError(
+            "qrels",
+            "relevance judgements must be integers of 64 bits (trec_eval's long); the qrels judge "
+            f"{first_row(~fits, query_id, doc_id)} {np.asarray(values[~fits][0]).item()!r}.",
+        )
+    if values.dtype.kind == "O":
+        return np.array([int(value) for value in values], dtype=np.int64)
+    return values.astype(np.int64)
+
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def fits_int64(value):
+    """Whether one relevance judgement is an integer of 64 bits: an int, or a float with an integer value."""
+    if isinstance(value, numbers.Integral):
+        return -(2**63) <= int(value) <= INT64_MAX
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        return value.is_integer() and -(2.0**63) <= value < 2.0**63
+    return False
 
 
 def possessive(what):
