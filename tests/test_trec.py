@@ -784,3 +784,50 @@ def test_relevance_at_the_ends_of_int64_is_kept_exactly():
     qrels = {"q": {"a": 2**63 - 1, "b": -(2**63)}}
     result = evaluate_run(qrels, {"q": {"a": 2.0, "b": 1.0}}, ["P.1", "num_rel"])
     assert result == {"P_1": 1.0, "num_rel": 1}
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ("a\x00", r"'a\\x00', with a NUL byte \(0x00\)"),
+        (b"a\x00", r"'a\\x00', with a NUL byte \(0x00\)"),
+        ("a\x00b", r"'a\\x00b', with a NUL byte"),
+        ("a\x01", r"'a\\x01', with a control byte \(0x01\)"),
+        ("a b", r"'a b', with whitespace \(0x20\)"),
+        ("a\n", r"'a\\n', with whitespace \(0x0a\)"),
+        ("", "an empty id"),
+    ],
+)
+@pytest.mark.parametrize("route", ["dict", "frame", "Run"])
+def test_ids_no_trec_file_can_hold_are_refused_on_every_route_not_merged(route, doc, message):
+    # "a\x00" would match "a": a fixed-width array drops trailing NULs.
+    pd = pytest.importorskip("pandas")
+    if route == "dict":
+        run = {"q": {"a": 2.0, doc: 1.0}}
+    elif route == "frame":
+        run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", doc], "score": [2.0, 1.0]})
+    else:
+        run = Run(np.array(["q", "q"]), np.array(["a", doc], dtype=object), np.array([2.0, 1.0]))
+    with pytest.raises(ValueError, match="the run's doc_id holds " + message):
+        evaluate_run({"q": {"a": 1}}, run, ["P.1"])
+    with pytest.raises(ValueError, match="the qrels' query_id holds " + message):
+        evaluate_run({doc: {"a": 1}}, {"q": {"a": 1.0}}, ["P.1"])
+
+
+def test_fixed_width_ids_with_a_nul_inside_or_a_control_byte_are_refused():
+    qrels = Qrels(np.array([b"q", b"q"]), np.array([b"a\x00b", b"c"]), np.array([1, 0]))
+    with pytest.raises(ValueError, match=r"the qrels' doc_id holds 'a\\x00b', with a NUL byte"):
+        evaluate_run(qrels, {"q": {"c": 1.0}}, ["P.1"])
+    qrels = Qrels(np.array(["q", "q"]), np.array(["a", "b\t"]), np.array([1, 0]))
+    with pytest.raises(ValueError, match=r"the qrels' doc_id holds 'b\\t', with whitespace \(0x09\)"):
+        evaluate_run(qrels, {"q": {"a": 1.0}}, ["P.1"])
+
+
+def test_a_lone_surrogate_id_is_refused_with_a_clear_message():
+    with pytest.raises(ValueError, match=r"the run's doc_id holds '\\ud800', with a lone surrogate"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"\ud800": 1.0}}, ["P.1"])
+
+
+def test_a_score_beyond_float64_is_refused_naming_the_query_and_document():
+    with pytest.raises(ValueError, match="the run scores document 'a' of query 'q' an integer of 401 digits"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"b": 1.0, "a": 10**400}}, ["P.1"])

@@ -130,7 +130,15 @@ def as_scores(values, query_id, doc_id):
         if values.dtype.kind != "O" or not all(numeric):
             where = first_row(~np.array(numeric, dtype=bool), query_id, doc_id) if values.dtype.kind == "O" else ""
             raise InputError("run", f"run scores must be numbers; got dtype {values.dtype} {where}".strip() + ".")
-    scores = values.astype(np.float64)
+    try:
+        scores = values.astype(np.float64)
+    except OverflowError:  # a Python int beyond float64 (an overflowing float would have been inf already)
+        beyond = np.array([not float_fits(value) for value in values], dtype=bool)
+        raise InputError(
+            "run",
+            f"the run scores {first_row(beyond, query_id, doc_id)} an integer of {len(str(abs(values[beyond][0])))} "
+            "digits, beyond float64 (trec_eval reads scores as doubles): give scores that a float holds.",
+        ) from None
     if np.isnan(scores).any():
         raise InputError(
             "run",
@@ -138,6 +146,15 @@ def as_scores(values, query_id, doc_id):
             "number, which ranks it.",
         )
     return scores
+
+
+def float_fits(value):
+    """Whether a number converts to float without overflow."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def as_integers(values, query_id, doc_id):
@@ -194,26 +211,78 @@ def id_bytes(ids, what="ids"):
     TypeError naming ``what``. Fixed-width when that fits, else an object
     array of bytes (see :func:`fits_fixed_width`). An empty array holds no
     id, whatever its dtype (``np.array([])`` is float64).
+
+    An id a TREC file could not hold is a ValueError naming ``what``: an
+    empty one, or one with whitespace or a control byte (bytes up to 32),
+    which separate a file's columns (and a fixed-width array would drop a
+    trailing NUL, merging ``"a\\x00"`` with ``"a"``); a str that is not
+    text (a lone surrogate).
     """
     kind = ids.dtype.kind
-    if kind == "S":
-        return ids
     if not len(ids):
         return np.zeros(0, dtype="S1")
+    if kind == "S":
+        return checked_fixed_width(ids, what)
     if kind in ("i", "u"):
         # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
         return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max())))}")
     if kind == "U":
         try:
-            return ids.astype(np.bytes_)  # ASCII, nearly always: numpy's cast
+            return checked_fixed_width(ids.astype(np.bytes_), what)  # ASCII, nearly always: numpy's cast
         except UnicodeEncodeError:
             pass
     elif kind != "O":
         hint = " (convert float ids with astype(int))" if kind == "f" else ""
         raise TypeError(f"{what} must be str, bytes or integers, as in a TREC file; got an array of {ids.dtype}{hint}.")
-    return packed(
-        [value.encode("utf-8", "surrogateescape") if isinstance(value, str) else one_id(value, what) for value in ids]
+    values = [encoded(value, what) if isinstance(value, str) else one_id(value, what) for value in ids]
+    joined = b"".join(values)
+    if not all(values) or len(joined.translate(None, NOT_IN_IDS)) != len(joined):
+        raise bad_id(next(value for value in values if not value or value.translate(None, NOT_IN_IDS) != value), what)
+    return packed(values)
+
+
+# The bytes no id of a TREC file holds: whitespace, which separates its columns, and control bytes.
+NOT_IN_IDS = bytes(range(33))
+
+
+def checked_fixed_width(ids, what):
+    """Fixed-width byte-string ids, checked: each a nonempty run of bytes above 32 (its zero padding aside).
+
+    Three passes over the bytes, each cheap (a run's ids pass in a small
+    fraction of the time reading them takes): no byte in 1..32 (the least
+    byte less 1, wrapping 0 around to 255), no id empty, and no NUL
+    inside one (as many nonzero bytes as the ids' lengths add up to).
+    """
+    flat = ids.view(np.uint8).reshape(-1)
+    lengths = np.strings.str_len(ids)  # up to the zero padding
+    if (flat - np.uint8(1)).min() >= 32 and lengths.min() > 0 and np.count_nonzero(flat) == lengths.sum():
+        return ids
+    matrix = flat.reshape(len(ids), ids.dtype.itemsize)
+    good = (lengths > 0) & (np.count_nonzero(matrix > 32, axis=1) == lengths)
+    raise bad_id(ids[np.flatnonzero(~good)[0]], what)
+
+
+def bad_id(value, what):
+    """The ValueError for an id that no TREC file can hold: empty, or with whitespace or a control byte."""
+    if not value:
+        return ValueError(f"{what} holds an empty id; a TREC file has none: give each id at least one character.")
+    byte = next(byte for byte in value if byte <= 32)
+    kind = "whitespace" if byte in b" \t\n\v\f\r" else "a NUL byte" if byte == 0 else "a control byte"
+    return ValueError(
+        f"{what} holds {shown(value)}, with {kind} ({byte:#04x}); an id of a TREC file holds neither "
+        "whitespace, which separates its columns, nor control bytes: trec_eval could never read this one."
     )
+
+
+def encoded(value, what):
+    """A str id as the bytes of a file: UTF-8, its surrogate escapes back to the bytes they stand for."""
+    try:
+        return value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"{what} holds {value!r}, with a lone surrogate, which is not text and no file can hold; "
+            "decode ids from bytes with errors='surrogateescape' (or keep them as bytes)."
+        ) from None
 
 
 def one_id(value, what):
@@ -946,7 +1015,11 @@ def evaluate_run(
     twice, is an error, as in trec_eval. Ids compare as trec_eval compares
     them, byte by byte (``strcmp``): str as its UTF-8, an integer as its
     decimal text (float ids are refused), so ties rank the same whichever
-    way the ids arrive; the ``"qid"`` of per-query values are str.
+    way the ids arrive; the ``"qid"`` of per-query values are str. Every
+    input route takes only what a TREC file can hold: nonempty ids without
+    whitespace or control bytes (``"a\\x00"`` is refused, never merged with
+    ``"a"``), relevance within int64 (never wrapped around), finite-sized
+    scores.
 
     One difference from trec_eval 10: with ``judged_only``, a query left
     with no retrieved document scores 0 in ``iprec_at_recall`` and
