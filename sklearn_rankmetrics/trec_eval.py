@@ -15,6 +15,8 @@ exits with status 1.
 """
 
 import argparse
+import errno
+import os
 import sys
 
 from .trec._evaluate import (
@@ -166,9 +168,11 @@ def write(output):
     """Write bytes to stdout as they are, whatever its encoding: trec_eval prints the ids of the files so.
 
     A text stream without bytes underneath (a StringIO) takes the text the
-    bytes stand for.
+    bytes stand for. A closed stdout is an OSError, as a full disk is.
     """
     stream = sys.stdout
+    if stream is None:  # the command was started with its stdout closed (`>&-`)
+        raise OSError(errno.EBADF, "standard output is closed")
     if hasattr(stream, "buffer"):
         stream.flush()
         stream.buffer.write(output)
@@ -177,14 +181,37 @@ def write(output):
         stream.write(output.decode("utf-8", "surrogateescape"))
 
 
+def discard_output():
+    """Point stdout at the null device, so that the interpreter's last flush of what is left cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass  # no file descriptor underneath: nothing will be flushed there
+
+
+def complain(message):
+    """Print an error message to stderr, where there is one."""
+    try:
+        print(message, file=sys.stderr)
+    except (AttributeError, OSError):
+        pass
+
+
 def main(argv=None):
     """Run the command with the arguments ``argv`` (default: the command line); returns the exit status."""
     try:
         output = lines(parser().parse_args(argv))
     except (CommandError, *USER_ERRORS) as error:
-        print(f"trec_eval: {error}", file=sys.stderr)
+        complain(f"trec_eval: {error}")
         return 1
-    write(b"".join(output))
+    try:
+        write(b"".join(output))
+    except OSError as error:  # a full disk, a closed stdout or pipe
+        discard_output()
+        complain(f"trec_eval: cannot write the output: {error.strerror or error}")
+        return 1
     return 0
 
 

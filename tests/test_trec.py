@@ -831,3 +831,18 @@ def test_a_lone_surrogate_id_is_refused_with_a_clear_message():
 def test_a_score_beyond_float64_is_refused_naming_the_query_and_document():
     with pytest.raises(ValueError, match="the run scores document 'a' of query 'q' an integer of 401 digits"):
         evaluate_run({"q": {"a": 1}}, {"q": {"b": 1.0, "a": 10**400}}, ["P.1"])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    ("stdout", "reason"), [("full", "No space left on device"), ("closed", "standard output is closed")]
+)
+def test_command_that_cannot_write_its_output_says_so_without_a_traceback(tmp_path, stdout, reason):
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
+    command = [sys.executable, "-m", "sklearn_rankmetrics.trec_eval", str(qrels_path), str(run_path)]
+    environment = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    with open("/dev/full", "wb") as full:
+        options = {"stdout": full} if stdout == "full" else {"preexec_fn": lambda: os.close(1)}
+        finished = subprocess.run(command, stderr=subprocess.PIPE, env=environment, check=False, **options)
+    assert finished.returncode == 1
+    assert finished.stderr == f"trec_eval: cannot write the output: {reason}\n".encode()
