@@ -297,3 +297,20 @@ def test_blank_qrels_lines_are_accepted_where_trec_eval_rejects_them():
     # trec_eval 10 stops at a blank qrels line ("Malformed line"); nothing is lost by reading past it.
     qrels = read_qrels(io.BytesIO(b"q1 0 d1 1\n\n   \nq1 0 d2 0\n"))
     assert list(qrels.doc_id) == ["d1", "d2"]
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "named"),
+    [
+        ("q1 0 a 1\n", "q1 Q0 b 1 2 t\nq1 Q0 a 2 1_000 t\n", "run, line 2: the score '1_000' holds an underscore"),
+        ("q1 0 a 1\n", "q1 Q0 a 1 1_0.5e1 t\n", "run, line 1: the score '1_0.5e1' holds an underscore"),
+        ("q1 0 a 1\n", "q1 Q0 a 1 " + "1_" * 20 + "1 t\n", "run, line 1: the score '1_1_1"),
+        ("q1 0 b 0\nq1 0 a 1_0\n", "q1 Q0 a 1 1 t\n", "qrels, line 2: the relevance '1_0' holds an underscore"),
+    ],
+)
+def test_numbers_with_underscores_are_refused_as_trec_eval_reads_them_otherwise(tmp_path, qrels, run, named):
+    # Python's float("1_000") is 1000; trec_eval's atof stops at the underscore: 1.
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    with pytest.raises(ValueError, match=named):
+        evaluate_run(tmp_path / "qrels", tmp_path / "run", ["map"])

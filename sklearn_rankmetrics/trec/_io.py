@@ -126,7 +126,8 @@ def read_qrels(source):
         The judgements, in file order. Lines whose first column starts with
         ``#`` are comments. Blank lines are skipped too, where trec_eval 10
         stops at them ("Malformed line"): they hold nothing to lose. The
-        relevance is read as Python's ``int`` reads it.
+        relevance is read as Python's ``int`` reads it, but for digit
+        separators (``1_0`` is refused: trec_eval would read 1).
 
     Raises
     ------
@@ -176,9 +177,10 @@ def read_run(source):
         The retrieved documents, in file order, with the tag of the last line
         as the run's name (trec_eval's ``runid``). The rank column is checked
         to be present but, as in trec_eval, never used: documents are ranked
-        by score, read exactly as Python's ``float`` reads it. Text after the
-        tag, blank lines and lines whose first column starts with ``#`` are
-        ignored, as trec_eval does. A file without any such line gives a Run
+        by score, read exactly as Python's ``float`` reads it (but for digit
+        separators: ``1_000`` is refused, which trec_eval reads as 1). Text
+        after the tag, blank lines and lines whose first column starts with
+        ``#`` are ignored, as trec_eval does. A file without any such line gives a Run
         of zero rows (and the name ``""``).
 
     Raises
@@ -536,12 +538,30 @@ def to_numbers(tokens, dtype, lines, field, layout):
 
 def parse(tokens, dtype):
     """Fixed-width tokens as numbers: numpy's casts, which read each as ``float()`` or ``int()`` does."""
-    return parse_decimals(tokens) if dtype is np.float64 else tokens.astype(dtype)
+    if dtype is np.float64:
+        return parse_decimals(tokens)
+    refuse_underscores(tokens)
+    return tokens.astype(dtype)
+
+
+def refuse_underscores(tokens):
+    """A ValueError (which :func:`to_numbers` then names) where a token holds ``_``: Python reads 1_000 as
+    1000, C's atof and atol (trec_eval's) as 1."""
+    if len(tokens) and (np.strings.find(tokens, b"_") >= 0).any():
+        raise ValueError("an underscore in a number")
 
 
 def number(token, dtype, field):
-    """One token as ``float()`` or ``int()`` reads it, an int64 in range; a ValueError says what is wrong."""
+    """One token as ``float()`` or ``int()`` reads it, an int64 in range; a ValueError says what is wrong.
+
+    Python's digit separators are refused: trec_eval reads ``1_000`` as 1.
+    """
     shown = token.decode("utf-8", "backslashreplace")
+    if b"_" in token:
+        raise ValueError(
+            f"the {field} {shown!r} holds an underscore, which Python reads as a digit separator and trec_eval "
+            "(C's atof, atol) as the end of the number: write it without one."
+        )
     if dtype is np.float64:
         try:
             return float(token)
@@ -590,6 +610,7 @@ def parse_decimals(values):
     numbers = mantissa / 10.0**decimals
     np.negative(numbers, out=numbers, where=negative)
     if not plain.all():
+        refuse_underscores(values[~plain])
         numbers[~plain] = values[~plain].astype(np.float64)
     return numbers
 
