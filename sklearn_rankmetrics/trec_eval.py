@@ -27,7 +27,7 @@ from .trec._evaluate import (
     join,
     parse_measure,
     query_table,
-    summarize,
+    summary_of,
 )
 from .trec._measures import MEASURES
 
@@ -149,7 +149,7 @@ def lines(options):
                 output.append(line("runid", b"all", run.name))
             elif measure is None or measure.summary != "none":  # relstring: per query only
                 for name, values in pairs:
-                    summary = summarize(measure, values, len(query_ids))
+                    summary = summary_of(evaluation, name, measure, values, len(query_ids))
                     output.append(line(name, b"all", format_value(measure, summary)))
     return output
 

@@ -846,3 +846,25 @@ def test_command_that_cannot_write_its_output_says_so_without_a_traceback(tmp_pa
         finished = subprocess.run(command, stderr=subprocess.PIPE, env=environment, check=False, **options)
     assert finished.returncode == 1
     assert finished.stderr == f"trec_eval: cannot write the output: {reason}\n".encode()
+
+
+def test_num_rel_summary_under_c_counts_positive_judgements_of_the_whole_qrels_as_trec_eval(tmp_path, capsys):
+    # trec_eval 10's te_calc_avg_num_rel (m_num_rel.c): with -c, num_rel's "all" counts the judgements above 0
+    # over every qrels query, ignoring -l; the per-query values use -l. Expected: the binary's output.
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 2\n")
+    run_path.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n")
+    assert main(["-c", "-l", "2", "-q", "-m", "num_rel", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out.split() == ["num_rel", "q1", "1", "num_rel", "all", "2"]
+    assert main(["-l", "2", "-q", "-m", "num_rel", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out.split() == ["num_rel", "q1", "1", "num_rel", "all", "1"]
+    assert evaluate_run(qrels_path, run_path, ["num_rel"], complete=True, relevance_level=2) == {"num_rel": 2}
+    assert evaluate_run(qrels_path, run_path, ["num_rel"], complete=True, relevance_level=0) == {"num_rel": 2}
+    assert evaluate_run(qrels_path, run_path, ["num_rel"], relevance_level=0) == {"num_rel": 3}
+
+
+def test_a_cutoff_beyond_a_long_saturates_as_trec_eval_atol_reads_it(tmp_path, capsys):
+    qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
+    assert main(["-m", "P.99999999999999999999", str(qrels_path), str(run_path)]) == 0
+    assert capsys.readouterr().out.split() == ["P_9223372036854775807", "all", "0.0000"]
+    assert evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["recall.99999999999999999999"]) == {"recall_9223372036854775807": 1.0}

@@ -4,7 +4,7 @@ import difflib
 import inspect
 import numbers
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -357,6 +357,7 @@ class Evaluation:
     parts: list
     query_ids: np.ndarray  # of the ranked queries, sorted
     missing_ids: np.ndarray  # qrels queries without any row to rank (complete=True), scored 0, sorted
+    summaries: dict = field(default_factory=dict)  # trec_eval's summary of a measure where it is no mean or sum
 
 
 def join(
@@ -444,7 +445,10 @@ def join(
     ranked_query[ranked_codes] = True
     # An evaluated query whose judgements are all negative, with no row retrieved, has no row at all: it scores 0.
     missing = np.flatnonzero(evaluated & ~ranked_query)
-    return Evaluation(parts, vocabulary[ranked_query], vocabulary[missing])
+    # trec_eval's quirk (m_num_rel.c, te_calc_avg_num_rel): under -c, num_rel's summary counts the judgements
+    # above 0 in the whole qrels, whatever the relevance level, rather than summing the queries' values.
+    summaries = {"num_rel": int(np.count_nonzero(qrels.relevance > 0))} if complete else {}
+    return Evaluation(parts, vocabulary[ranked_query], vocabulary[missing], summaries)
 
 
 @dataclass
@@ -866,11 +870,14 @@ def parsed_parameters(base, measure, params):
 
 
 def leading_integer(text):
-    """The integer that C's ``atol`` reads at the start of ``text`` (trec_eval reads cutoffs so: 23.4 is 23)."""
+    """The integer that C's ``atol`` reads at the start of ``text`` (trec_eval reads cutoffs so: 23.4 is 23).
+
+    Like ``atol`` (glibc's ``strtol``), it saturates at the ends of a 64-bit ``long``.
+    """
     match = re.match(r"\s*[+-]?[0-9]+", text)
     if match is None:
         raise ValueError(text)
-    return int(match.group())
+    return min(max(int(match.group()), -(2**63)), 2**63 - 1)
 
 
 def full_names(base, measure, values, params):
@@ -886,6 +893,13 @@ def with_missing(evaluation, measure, values):
     """Per-query values followed by those of the evaluated queries without a row (``measure.missing``)."""
     missing = 0.0 if measure is None else measure.missing
     return np.concatenate((values, np.full(len(evaluation.missing_ids), missing, dtype=values.dtype)))
+
+
+def summary_of(evaluation, name, measure, values, n_queries):
+    """The value reported over all queries for the values of ``name``: trec_eval's (see :func:`summarize`)."""
+    if name in evaluation.summaries:
+        return evaluation.summaries[name]
+    return summarize(measure, values, n_queries)
 
 
 def summarize(measure, values, n_queries):
@@ -1102,5 +1116,5 @@ def collect(evaluation, requests, *, average=True):
             if not average:
                 results[name] = values
             elif measure is None or measure.summary != "none":  # relstring: per query only
-                results[name] = summarize(measure, values, len(ids))
+                results[name] = summary_of(evaluation, name, measure, values, len(ids))
     return results
