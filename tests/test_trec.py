@@ -776,7 +776,7 @@ def test_relevance_outside_int64_is_refused_on_every_route_not_wrapped(route, re
         qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["b", "a"], "relevance": column})
     else:
         qrels = Qrels(np.array(["q", "q"]), np.array(["b", "a"]), np.array([0, relevance]))
-    with pytest.raises(ValueError, match="integers of 64 bits .* judge document 'a' of query 'q'"):
+    with pytest.raises(ValueError, match=r"integers of 64 bits .* judge document 'a' of query 'q'"):
         evaluate_run(qrels, {"q": {"a": 2.0, "b": 1.0}}, ["P.1", "num_rel", "ndcg"])
 
 
@@ -867,4 +867,5 @@ def test_a_cutoff_beyond_a_long_saturates_as_trec_eval_atol_reads_it(tmp_path, c
     qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
     assert main(["-m", "P.99999999999999999999", str(qrels_path), str(run_path)]) == 0
     assert capsys.readouterr().out.split() == ["P_9223372036854775807", "all", "0.0000"]
-    assert evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["recall.99999999999999999999"]) == {"recall_9223372036854775807": 1.0}
+    result = evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["recall.99999999999999999999"])
+    assert result == {"recall_9223372036854775807": 1.0}

@@ -963,7 +963,9 @@ def evaluate_run(
     complete : bool, default=False
         Also score the queries of the qrels that the run does not answer, as
         0 in every measure (trec_eval ``-c``); an empty run then scores every
-        query 0 (without it, an empty run is an error).
+        query 0 (without it, an empty run is an error). As in trec_eval, the
+        summary of ``num_rel`` then counts the judgements above 0 of the
+        whole qrels, whatever ``relevance_level`` (the per-query values use it).
     max_depth : int, default=None
         Only the top ``max_depth`` documents of each query count as retrieved
         (trec_eval ``-M``), taken in the order of ``ties``: trec_eval's, or
@@ -1035,10 +1037,14 @@ def evaluate_run(
     ``"a"``), relevance within int64 (never wrapped around), finite-sized
     scores.
 
-    One difference from trec_eval 10: with ``judged_only``, a query left
-    with no retrieved document scores 0 in ``iprec_at_recall`` and
-    ``11pt_avg``, where trec_eval divides 0 by 0 and prints ``-nan`` (for
-    the levels whose cutoff rounds to 0 documents, and in their means).
+    Differences from trec_eval 10 (see the user guide for all): with
+    ``judged_only``, a query left with no retrieved document scores 0 in
+    ``iprec_at_recall`` and ``11pt_avg``, where trec_eval divides 0 by 0
+    and prints ``-nan`` (for the levels whose cutoff rounds to 0
+    documents, and in their means); ``Rndcg`` at ``relevance_level=0``
+    scores 0 where trec_eval prints ``-nan``; qrels queries without a row
+    in the run are skipped (without ``complete``), where trec_eval 10 stops
+    ("result qid not found in qrels") and trec_eval 9 skips them.
 
     Examples
     --------
