@@ -869,3 +869,9 @@ def test_a_cutoff_beyond_a_long_saturates_as_trec_eval_atol_reads_it(tmp_path, c
     assert capsys.readouterr().out.split() == ["P_9223372036854775807", "all", "0.0000"]
     result = evaluate_run(LEVELS_QRELS, LEVELS_RUN, ["recall.99999999999999999999"])
     assert result == {"recall_9223372036854775807": 1.0}
+
+
+def test_a_relevance_beyond_int64_in_a_dict_of_floats_is_named_exactly():
+    # numpy turns [2**63, 0.5] into floats: the message still shows the int given.
+    with pytest.raises(ValueError, match="judge document 'a' of query 'q' 9223372036854775808"):
+        evaluate_run({"q": {"a": 2**63, "b": 0.0}}, {"q": {"a": 1.0}}, ["P.1"])

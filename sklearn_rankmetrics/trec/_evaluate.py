@@ -13,7 +13,7 @@ from .._cascade import hypergeometric_laws
 from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
 from .._registry import reads_as_metric_name, shared_kernel
 from .._validation import TIES, check_flag, check_option
-from ._io import Qrels, Run, packed, read_qrels_bytes, read_run_bytes, text
+from ._io import Qrels, Run, objects, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
 
@@ -85,8 +85,11 @@ def flatten(nested, what):
     """The rows of a pytrec_eval-style dict ``{qid: {docno: value}}``."""
     queries, counts = dict_queries(nested, what)
     doc_id = np.array([doc for documents in nested.values() for doc in documents], dtype=object)
-    values = np.asarray([value for documents in nested.values() for value in documents.values()])
-    return np.repeat(queries, counts), doc_id, values
+    values = [value for documents in nested.values() for value in documents.values()]
+    array = np.asarray(values)
+    if array.dtype.kind == "f" and (np.abs(array) >= 2.0**63).any():
+        array = objects(values)  # numpy made a float of an int beyond int64 (2**63): keep it exact, for the message
+    return np.repeat(queries, counts), doc_id, array
 
 
 def frame_columns(frame, names, what):
