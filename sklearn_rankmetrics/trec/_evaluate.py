@@ -25,18 +25,13 @@ class InputError(ValueError):
         self.source = source
 
 
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+RUN_COLUMNS = ("query_id", "doc_id", "score")
+
+
 def as_qrels(qrels):
     """Checked Qrels from a Qrels, a path or file, a dict ``{qid: {docno: relevance}}`` or a DataFrame."""
-    if isinstance(qrels, Qrels):
-        columns = qrels.query_id, qrels.doc_id, qrels.relevance
-    elif isinstance(qrels, dict):
-        columns = flatten(qrels, "qrels")
-    elif hasattr(qrels, "columns"):
-        columns = frame_columns(qrels, ("query_id", "doc_id", "relevance"), "qrels")
-    else:
-        qrels = read_qrels_bytes(qrels)
-        columns = qrels.query_id, qrels.doc_id, qrels.relevance
-    query_id, doc_id, relevance = checked_columns("qrels", ("query_id", "doc_id", "relevance"), columns)
+    (query_id, doc_id, relevance), _ = source_columns(qrels, "qrels", Qrels, QRELS_COLUMNS, read_qrels_bytes)
     if not len(query_id):
         raise InputError("qrels", "the qrels hold no judgement: give at least one (query, document, relevance).")
     return Qrels(query_id, doc_id, as_integers(relevance, query_id, doc_id))
@@ -44,20 +39,22 @@ def as_qrels(qrels):
 
 def as_run(run):
     """A checked Run from a Run, a path or file, a dict ``{qid: {docno: score}}`` or a DataFrame (it may be empty)."""
-    name = ""
-    if isinstance(run, Run):
-        columns, name = (run.query_id, run.doc_id, run.score), run.name
-    elif isinstance(run, dict):
-        columns = flatten(run, "run")
-    elif hasattr(run, "columns"):
-        columns = frame_columns(run, ("query_id", "doc_id", "score"), "run")
-    else:
-        run = read_run_bytes(run)
-        columns, name = (run.query_id, run.doc_id, run.score), run.name
+    (query_id, doc_id, score), name = source_columns(run, "run", Run, RUN_COLUMNS, read_run_bytes)
     if not isinstance(name, str):
         raise TypeError(f"a Run's name is its run tag, a str; got {name!r}.")
-    query_id, doc_id, score = checked_columns("run", ("query_id", "doc_id", "score"), columns)
     return Run(query_id, doc_id, as_scores(score, query_id, doc_id), name)
+
+
+def source_columns(source, what, kind, names, read):
+    """The checked columns of qrels or a run (``what``) given in any route, and the run tag ("" where none)."""
+    if isinstance(source, dict):
+        columns, name = flatten(source, what), ""
+    elif hasattr(source, "columns"):
+        columns, name = frame_columns(source, names, what), ""
+    else:
+        source = source if isinstance(source, kind) else read(source)
+        columns, name = tuple(getattr(source, column) for column in names), getattr(source, "name", "")
+    return checked_columns(what, names, columns), name
 
 
 def answered_without_rows(run):
