@@ -49,6 +49,8 @@ def split_qid_column(X, qid_column):
             f"qid_column={plain(qid_column)!r} names a column, but X has no column names ({type(X).__name__}); "
             "pass the integer position of the query id column, or a DataFrame."
         )
+    if not sp.issparse(X) and not hasattr(X, "ndim"):
+        X = np.asarray(X)  # a list of rows, as scikit-learn estimators take it
     n_columns = X.shape[1] if getattr(X, "ndim", 0) == 2 else 0
     if not -n_columns <= qid_column < n_columns:
         raise ValueError(

@@ -186,3 +186,13 @@ def test_messages_name_query_ids_as_python_values():
         GroupedRanker(LightGBMLike()).fit(X, Y, qid=np.full(6, 3, dtype=np.int64))
     with pytest.raises(ValueError, match=r"got 6 rows of query 'b'\.$"):
         GroupedRanker(LightGBMLike()).fit(X, Y, qid=np.array(["b"] * 6))
+
+
+def test_qid_column_of_a_list_of_rows_at_fit_and_predict():
+    # predict refused a list of rows ("out of range for X with 0 columns") that fit had taken.
+    from sklearn.linear_model import Ridge
+
+    X = [[1, 0.5, 1.0], [1, 0.2, 2.0], [2, 0.3, 0.0], [2, 0.9, 1.0]]
+    y = [1, 0, 0, 1]
+    ranker = GroupedRanker(Ridge(), qid_column=0).fit(X, y)
+    np.testing.assert_allclose(ranker.predict(X), ranker.predict(np.asarray(X)))
