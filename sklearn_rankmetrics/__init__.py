@@ -1,26 +1,37 @@
 """Grouped ranking metrics and scorers for scikit-learn model selection."""
 
-from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
-from ._compare import RankingComparison, compare_rankings
-from ._coverage import catalog_coverage
-from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
-from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
-from ._guards import QueryGroupWarning
-from ._inspection import permutation_importance
-from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
-from ._plot import QueryComparisonDisplay, RankingCurveDisplay
-from ._precision import (
+from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
+from .metrics import (
+    RankingCurveDisplay,
+    alpha_ndcg_score,
+    bpref_score,
+    catalog_coverage,
+    cumulative_gain_score,
+    dcg_score,
+    expected_reciprocal_rank_score,
     f1_at_k_score,
     hit_rate_score,
+    intent_aware_err_score,
+    interpolated_precision_score,
     mean_average_precision_score,
+    mean_reciprocal_rank_score,
+    ndcg_score,
     precision_at_k_score,
     r_precision_score,
+    rank_biased_precision_score,
+    ranking_report,
     recall_at_k_score,
+    subtopic_recall_score,
 )
-from ._ranker import GroupedRanker
-from ._report import ranking_report
-from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
-from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
+from .model_selection import (
+    GroupedRanker,
+    QueryGroupWarning,
+    get_ranking_scorer,
+    get_ranking_scorer_names,
+    make_ranking_scorer,
+    permutation_importance,
+)
+from .stats import QueryComparisonDisplay, RankingComparison, compare_rankings
 
 __version__ = "0.1.0.dev0"
 

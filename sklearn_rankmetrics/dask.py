@@ -12,10 +12,10 @@ import warnings
 
 import numpy as np
 
-from ._registry import parse_metric_name
-from ._report import ranking_report as in_memory_report
-from ._report import warn_undefined_queries
-from ._validation import check_flag, check_zero_division, plain
+from ._core._validation import check_flag, check_zero_division, plain
+from .metrics._registry import parse_metric_name
+from .metrics._report import ranking_report as in_memory_report
+from .metrics._report import warn_undefined_queries
 
 __all__ = ["ranking_report"]
 

@@ -14,7 +14,6 @@ from sklearn.exceptions import UndefinedMetricWarning
 from strategies import grouped_rankings
 
 from sklearn_rankmetrics import (
-    _array_api,
     alpha_ndcg_score,
     catalog_coverage,
     intent_aware_err_score,
@@ -22,9 +21,10 @@ from sklearn_rankmetrics import (
     ranking_report,
     subtopic_recall_score,
 )
-from sklearn_rankmetrics._array_api import ArrayApiOps
-from sklearn_rankmetrics._grouping import NUMPY, NumpyOps
-from sklearn_rankmetrics._registry import METRICS
+from sklearn_rankmetrics._core import _array_api
+from sklearn_rankmetrics._core._namespace_ops import ArrayApiOps
+from sklearn_rankmetrics._core._numpy_ops import NUMPY, NumpyOps
+from sklearn_rankmetrics.metrics._registry import METRICS
 
 NAMESPACES = []
 for name in ("array_api_strict", "torch"):

@@ -107,7 +107,7 @@ def exact_block_err(labels, max_grade, first, visible):
      (1300, "dominated", 4, 1300, 14), (1300, "dominated", 0, 200, 15)],  # one label holds 90% of the rows
 )  # fmt: skip
 def test_err_of_large_tie_blocks_equals_exact_rationals(size, zero_share, first, visible, seed):
-    from sklearn_rankmetrics._cascade import stopping_row_stops
+    from sklearn_rankmetrics.metrics._tie_expectations import stopping_row_stops
 
     rng = np.random.default_rng(seed)
     if zero_share == "dominated":  # more than POLYNOMIAL_ROWS stopping rows, 90% of them of label 1
@@ -121,7 +121,7 @@ def test_err_of_large_tie_blocks_equals_exact_rationals(size, zero_share, first,
 
 
 def test_many_large_blocks_at_once_equal_the_direct_route():
-    from sklearn_rankmetrics._cascade import small_block_stops, stopping_row_stops
+    from sklearn_rankmetrics.metrics._tie_expectations import small_block_stops, stopping_row_stops
 
     rng = np.random.default_rng(11)
     sizes = rng.integers(50, 400, 40)
@@ -142,7 +142,7 @@ def test_many_large_blocks_at_once_equal_the_direct_route():
 @pytest.mark.parametrize("zero_share", [0.0, 0.5, 0.99])
 def test_err_with_one_large_tie_block_equals_the_quadratic_route(zero_share):
     from sklearn_rankmetrics import expected_reciprocal_rank_score
-    from sklearn_rankmetrics._cascade import small_block_stops
+    from sklearn_rankmetrics.metrics._tie_expectations import small_block_stops
 
     rng = np.random.default_rng(7)
     labels = rng.choice(5, 3000, p=[zero_share] + [(1 - zero_share) / 4] * 4).astype(float)
@@ -170,12 +170,12 @@ DOMINATED = [[0, 40, 0, 25], [1, 3, 70, 1], [0, 0, 0, 300], [3, 5, 2, 200]]  # t
     ],
 )
 def test_symmetric_means_of_multisets_equal_exact_rationals(route, multiplicities):
-    from sklearn_rankmetrics import _cascade
+    from sklearn_rankmetrics.metrics import _tie_expectations
 
     distinct = np.array([0.0625, 0.5, 0.8125, 0.9375])
     multiplicities = np.array(multiplicities)
     depth = 30
-    means = getattr(_cascade, route)(multiplicities, distinct, depth)
+    means = getattr(_tie_expectations, route)(multiplicities, distinct, depth)
     for row, counts in zip(means, multiplicities, strict=True):
         values = np.repeat(distinct, counts)
         polynomial = [Fraction(1)]  # prod (1 + v z), exactly
@@ -200,7 +200,7 @@ def assert_law_is_exact(values, law, exact_probability, rtol=1e-13):
 def test_hypergeometric_laws_equal_exact_rationals_and_scipy(population, marked, draws):
     from scipy.stats import hypergeom
 
-    from sklearn_rankmetrics._cascade import NEGLIGIBLE_MASS, hypergeometric_laws
+    from sklearn_rankmetrics.metrics._tie_expectations import NEGLIGIBLE_MASS, hypergeometric_laws
 
     [(_, count, law)] = hypergeometric_laws(np.array([population]), np.array([marked]), np.array([draws]))
     total = comb(population, draws)
@@ -218,7 +218,7 @@ def test_hypergeometric_laws_equal_exact_rationals_and_scipy(population, marked,
 def test_place_laws_equal_the_negative_hypergeometric_law(size, n1, j):
     from scipy.stats import nhypergeom
 
-    from sklearn_rankmetrics._cascade import place_laws
+    from sklearn_rankmetrics.metrics._tie_expectations import place_laws
 
     [(_, place, law)] = place_laws(np.array([size]), np.array([n1]), np.array([j]))
     total = comb(size, n1)
@@ -238,7 +238,7 @@ def exact_reciprocal_places(size, n1, first, visible, depth):
 
 
 def test_reciprocal_places_equal_exact_rationals_forward_and_backward():
-    from sklearn_rankmetrics._cascade import expected_reciprocal_places
+    from sklearn_rankmetrics.metrics._tie_expectations import expected_reciprocal_places
 
     rng = np.random.default_rng(3)
     cases = [(300, 290, 0, 300), (300, 10, 10**6, 300), (400, 200, 50, 30), (250, 60, 7, 249), (50, 50, 3, 50)]
@@ -264,7 +264,7 @@ def test_reciprocal_places_equal_exact_rationals_forward_and_backward():
 def test_the_stopping_row_route_equals_the_direct_route(sizes, shares, first, cut, seed):
     # Blocks of any mix of labels, offsets and cutoffs: the route of large blocks (laws, recurrences,
     # polynomials or merges) against the direct quadratic recurrence over all rows.
-    from sklearn_rankmetrics._cascade import small_block_stops, stopping_row_stops
+    from sklearn_rankmetrics.metrics._tie_expectations import small_block_stops, stopping_row_stops
 
     sizes = np.array(sizes)
     starts = np.cumsum(sizes) - sizes
@@ -285,7 +285,8 @@ def test_the_stopping_row_route_equals_the_direct_route(sizes, shares, first, cu
 def test_err_through_the_large_block_route_equals_the_direct_route_end_to_end(k, monkeypatch):
     # Whole queries: several tie blocks each, tie-free rows between them, documents not retrieved (-inf),
     # shuffled rows, labels up to 4. With the direct route forced for every block, the values agree.
-    from sklearn_rankmetrics import _cascade, expected_reciprocal_rank_score
+    from sklearn_rankmetrics import expected_reciprocal_rank_score
+    from sklearn_rankmetrics.metrics import _tie_expectations
 
     rng = np.random.default_rng(k or 0)
     qid = rng.permutation(np.repeat(np.arange(12), rng.integers(100, 900, 12)))
@@ -293,6 +294,6 @@ def test_err_through_the_large_block_route_equals_the_direct_route_end_to_end(k,
     scores = np.where(rng.random(len(qid)) < 0.6, rng.choice([0.0, 1.0, 2.0], len(qid)), rng.random(len(qid)))
     scores[rng.random(len(qid)) < 0.05] = -np.inf
     large_route = expected_reciprocal_rank_score(labels, scores, qid=qid, k=k, average=False)
-    monkeypatch.setattr(_cascade, "SMALL_BLOCK", np.inf)
+    monkeypatch.setattr(_tie_expectations, "SMALL_BLOCK", np.inf)
     direct = expected_reciprocal_rank_score(labels, scores, qid=qid, k=k, average=False)
     np.testing.assert_allclose(large_route, direct, rtol=1e-11, atol=1e-300)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_rankmetrics import compare_rankings, ndcg_score
-from sklearn_rankmetrics._compare import (
+from sklearn_rankmetrics.stats._compare import (
     COLUMNS,
     at_least,
     bootstrap_means,

@@ -11,18 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rankmetrics import _grouping, mean_average_precision_score, ndcg_score, ranking_report
-from sklearn_rankmetrics._cascade import symmetric_means
-from sklearn_rankmetrics._grouping import (
-    NUMPY,
-    distinct_query_ids,
-    encode_qid,
-    factorize_query_ids,
-    group_by_query,
-    positions_in_segments,
-    rank_order,
-    sorted_codes,
-)
+from sklearn_rankmetrics import mean_average_precision_score, ndcg_score, ranking_report
+from sklearn_rankmetrics._core import _numpy_ops, _query_ids
+from sklearn_rankmetrics._core._numpy_ops import NUMPY, group_by_query, positions_in_segments, rank_order
+from sklearn_rankmetrics._core._query_ids import distinct_query_ids, encode_qid, factorize_query_ids, sorted_codes
+from sklearn_rankmetrics.metrics._tie_expectations import symmetric_means
 
 
 def reference_order(codes, y_score):
@@ -142,15 +135,14 @@ def test_a_large_tie_block_is_exact_and_stable():
 @pytest.mark.parametrize("shuffled", [False, True])
 @pytest.mark.parametrize("seed", range(5))
 def test_sorting_in_parallel_chunks_of_queries_is_exact(monkeypatch, seed, shuffled):
-    from sklearn_rankmetrics import _grouping
 
-    monkeypatch.setattr(_grouping, "CHUNK_ROWS", 100)
+    monkeypatch.setattr(_numpy_ops, "CHUNK_ROWS", 100)
     monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "3")
     rng = np.random.default_rng(seed)
     codes = np.sort(rng.integers(0, 40, 400))
     y_score = rng.integers(0, 6, 400) / 7 + 1.0 + rng.integers(0, 3, 400) * np.finfo(float).eps
     y_score[::97] = 1e6  # scores 1 ulp apart then share a key and need the exact repair
-    assert len(_grouping.query_chunks(codes)) - 1 >= 3  # several chunks of whole queries
+    assert len(_numpy_ops.query_chunks(codes)) - 1 >= 3  # several chunks of whole queries
     if shuffled:
         rows = rng.permutation(400)
         codes, y_score = codes[rows], y_score[rows]
@@ -168,7 +160,7 @@ def test_sorting_in_parallel_chunks_of_queries_is_exact(monkeypatch, seed, shuff
     [[0.0, 3.0, 1.0, 3.0, 0.0], [0.5, 2.0], [-1.0, 2.0], [1023.0, 0.0], [2.0**60, 1.0], []],
 )
 def test_functions_of_labels_through_a_table_give_the_same_values(labels):
-    from sklearn_rankmetrics._dcg import of_labels
+    from sklearn_rankmetrics.metrics._dcg import of_labels
 
     labels = np.array(labels)
     with np.errstate(over="ignore"):
@@ -257,8 +249,8 @@ def test_factorized_ids_equal_np_unique(names, picks, kind):
 
 def test_ids_whose_hashes_clash_are_told_apart(monkeypatch):
     # With a hash of three values, most distinct ids clash: they must still be told apart exactly.
-    hashes = _grouping.word_hashes
-    monkeypatch.setattr(_grouping, "word_hashes", lambda words: hashes(words) % np.uint64(3))
+    hashes = _query_ids.word_hashes
+    monkeypatch.setattr(_query_ids, "word_hashes", lambda words: hashes(words) % np.uint64(3))
     rng = np.random.default_rng(5)
     for grouped in (True, False):
         values = np.array([f"q{number}" for number in rng.integers(0, 50, 1000)])

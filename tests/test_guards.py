@@ -23,7 +23,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_rankmetrics import GroupedRanker, QueryGroupWarning, get_ranking_scorer, make_ranking
-from sklearn_rankmetrics._guards import query_digests, row_fingerprints
+from sklearn_rankmetrics.model_selection._guards import query_digests, row_fingerprints
 
 NDCG10 = get_ranking_scorer("ndcg@10")
 

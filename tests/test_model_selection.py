@@ -290,10 +290,10 @@ def test_optuna_search_cv_with_the_qid_column_and_the_documented_folds(data, rou
 
 
 def test_the_missing_qid_message_says_how_optuna_works_with_routing_on(data, monkeypatch):
-    from sklearn_rankmetrics import _query_ids
+    from sklearn_rankmetrics.model_selection import _qid_column
 
     X, y, _ = data
-    monkeypatch.setitem(_query_ids.NON_ROUTING, __name__, _query_ids.OPTUNA)  # this test stands in for optuna
+    monkeypatch.setitem(_qid_column.NON_ROUTING, __name__, _qid_column.OPTUNA)  # this test stands in for optuna
     with sklearn.config_context(enable_metadata_routing=True):
         with pytest.raises(ValueError, match=r"OptunaSearchCV does not route metadata.*cv=list\(GroupKFold\(3\)"):
             get_ranking_scorer("ndcg@5")(Ridge().fit(X, y), X, y)

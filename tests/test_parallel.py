@@ -14,8 +14,9 @@ import threading
 import numpy as np
 import pytest
 
-from sklearn_rankmetrics import _parallel, ndcg_score, ranking_report
-from sklearn_rankmetrics._parallel import map_in_threads, sum_in_threads, thread_count
+from sklearn_rankmetrics import ndcg_score, ranking_report
+from sklearn_rankmetrics._core import _parallel
+from sklearn_rankmetrics._core._parallel import map_in_threads, sum_in_threads, thread_count
 
 
 def run_python(code, *, threads, timeout=240):
@@ -38,11 +39,11 @@ def run_python(code, *, threads, timeout=240):
 REPORT_CHECK = """
     import numpy as np
     import sklearn_rankmetrics as rm
-    from sklearn_rankmetrics import _grouping
-    from sklearn_rankmetrics._registry import parse_metric_name
+    from sklearn_rankmetrics._core import _numpy_ops
+    from sklearn_rankmetrics.metrics._registry import parse_metric_name
 
     n = 300_000
-    assert n > 2 * _grouping.CHUNK_ROWS
+    assert n > 2 * _numpy_ops.CHUNK_ROWS
     rng = np.random.default_rng(0)
     qid = np.arange(n) // 100
     y_score = np.round(rng.random(n), 3)  # small tie blocks
@@ -236,7 +237,7 @@ def test_one_thread_runs_everything_inline(monkeypatch):
 def test_threads_obey_threadpoolctl_limits_and_omp_num_threads(monkeypatch):
     from threadpoolctl import threadpool_limits
 
-    from sklearn_rankmetrics._parallel import available_cores, map_in_threads, thread_count
+    from sklearn_rankmetrics._core._parallel import available_cores, map_in_threads, thread_count
 
     monkeypatch.delenv("RANKMETRICS_NUM_THREADS", raising=False)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)

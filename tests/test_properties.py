@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import grouped_rankings
 
-from sklearn_rankmetrics._registry import METRICS as ALL_METRICS
+from sklearn_rankmetrics.metrics._registry import METRICS as ALL_METRICS
 
 NORMALISED = ["ndcg", "map", "mrr", "precision", "recall", "r_precision", "err", "hit_rate", "f1", "bpref", "rbp"]
 PERFECT_IS_ONE = ["ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "bpref"]

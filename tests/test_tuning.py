@@ -26,7 +26,7 @@ from sklearn_rankmetrics import (
     make_ranking,
     ndcg_score,
 )
-from sklearn_rankmetrics._early_stopping import warn_few_validation_queries
+from sklearn_rankmetrics.model_selection._early_stopping import warn_few_validation_queries
 
 lightgbm = pytest.importorskip("lightgbm")
 xgboost = pytest.importorskip("xgboost")

@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import check_integer, plain
+from .._core._validation import check_integer, plain
 
 
 def make_ranking(

@@ -5,7 +5,7 @@ from importlib import resources
 
 import numpy as np
 
-from .._validation import check_option
+from .._core._validation import check_option
 from ._svmlight import load_svmlight_ranking
 
 DATA = resources.files(__package__) / "data"

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from .._validation import plain
+from .._core._validation import plain
 
 
 def qid_from_sizes(sizes):

@@ -9,10 +9,11 @@ from functools import cached_property
 
 import numpy as np
 
-from .._cascade import hypergeometric_laws
-from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
-from .._registry import reads_as_metric_name, shared_kernel
-from .._validation import TIES, check_flag, check_option
+from .._core._numpy_ops import differs_from_previous, group_by_query, positions_in_segments, rank_order
+from .._core._ranking import Ranking
+from .._core._validation import TIES, check_flag, check_option
+from ..metrics._registry import reads_as_metric_name, shared_kernel
+from ..metrics._tie_expectations import hypergeometric_laws
 from ._io import Qrels, Run, objects, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
 
@@ -471,7 +472,7 @@ class Rows:
 
         The blocks of tied scores wholly below the depth are not retrieved;
         one that straddles it is, and the ranking's depth limits what counts
-        (:class:`~sklearn_rankmetrics._grouping.Ranking`).
+        (:class:`~sklearn_rankmetrics._core._ranking.Ranking`).
         """
         codes, raw, retrieved, changes = (
             values[rows] for values in (self.codes, self.raw, self.retrieved, self.block_changes)

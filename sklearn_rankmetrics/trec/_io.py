@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._parallel import map_in_threads
+from .._core._parallel import map_in_threads
 
 # Lines are read in chunks of about this many bytes (cut at a newline).
 CHUNK_BYTES = 2**24

@@ -12,11 +12,11 @@ from functools import cached_property
 
 import numpy as np
 
-from .._cascade import _reciprocal_rank
-from .._dcg import _ndcg
-from .._grouping import rank_order, segment_accumulate
-from .._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
-from .._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
+from .._core._numpy_ops import rank_order, segment_accumulate
+from ..metrics._cascade import _reciprocal_rank
+from ..metrics._dcg import _ndcg
+from ..metrics._ir_measures import _bpref, _interpolated_precision, _rank_biased_precision, rbp_residual
+from ..metrics._precision import _average_precision, _hit_rate, _precision, _r_precision, _recall, hits
 
 # trec_eval's floor for the geometric means: log(0) would be -inf.
 MIN_GEO_MEAN = 1e-5
@@ -212,7 +212,7 @@ def rbp(judged, pairs):
 def rbp_resid(judged, pairs):
     """RBP's residual: the weight past the list, p ** num_ret, plus (1 - p) p ** i at each unjudged rank i + 1.
 
-    As :func:`~sklearn_rankmetrics._ir_measures.rbp_residual` computes it,
+    As :func:`~sklearn_rankmetrics.metrics._ir_measures.rbp_residual` computes it,
     but 0 when every retrieved document is judged (trec_eval): the weight
     past the list counts with the chance that some unjudged document is
     retrieved, 0 or 1 but where the depth cuts a tie block.

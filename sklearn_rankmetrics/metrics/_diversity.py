@@ -9,11 +9,12 @@ import math
 import numpy as np
 from scipy.stats import hypergeom
 
-from ._array_api import array_api_support
-from ._cascade import _expected_reciprocal_rank
-from ._docs import fill_doc
-from ._grouping import build_ranking, encode_qid, group_by_query, ratio
-from ._validation import (
+from .._core._array_api import array_api_support
+from .._core._docs import fill_doc
+from .._core._numpy_ops import group_by_query
+from .._core._query_ids import encode_qid
+from .._core._ranking import build_ranking, ratio
+from .._core._validation import (
     as_float_array,
     check_finite,
     check_k,
@@ -24,6 +25,7 @@ from ._validation import (
     check_zero_division,
     plain,
 )
+from ._cascade import _expected_reciprocal_rank
 
 IDEALS = ("greedy", "exact")
 ALPHA_TIES = ("stable", "pessimistic", "optimistic")

@@ -8,12 +8,12 @@ from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.random import sample_without_replacement
 
-from ._grouping import encode_qid
+from .._core._query_ids import encode_qid
+from .._core._validation import check_flag, check_integer, check_same_length, plain
 from ._guards import column_holding
-from ._query_ids import column_position, split_qid_column
+from ._qid_column import column_position, split_qid_column
 from ._ranker import take_rows
 from ._scorer import RankingScorer, get_ranking_scorer, ranking_scores
-from ._validation import check_flag, check_integer, check_same_length, plain
 
 
 def permutation_importance(

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._parallel import sum_in_threads
-from ._report import ranking_report
-from ._resampling import BLOCK, bootstrap_means, check_resampling, resample_blocks
-from ._validation import check_option, plain
-from ._warnings import warn
+from .._core._parallel import sum_in_threads
+from .._core._resampling import BLOCK, bootstrap_means, check_resampling, resample_blocks
+from .._core._validation import check_option, plain
+from .._core._warnings import warn
+from ..metrics._report import ranking_report
 
 TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", None)

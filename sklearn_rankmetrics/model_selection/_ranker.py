@@ -12,21 +12,16 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._dcg import ndcg_score
+from .._core._numpy_ops import differs_from_previous, group_by_query
+from .._core._query_ids import distinct_query_ids, encode_qid, query_id_array
+from .._core._ranking import query_weight
+from .._core._validation import check_integer, check_same_length, plain
+from ..metrics._dcg import ndcg_score
+from ..metrics._registry import parse_metric_name
 from ._early_stopping import BOOSTERS, ValidationMetric, split_queries
-from ._grouping import (
-    differs_from_previous,
-    distinct_query_ids,
-    encode_qid,
-    group_by_query,
-    query_id_array,
-    query_weight,
-)
 from ._guards import check_scored_fold, query_digests
-from ._query_ids import missing_qid_error, resolve_qid, split_qid_column
-from ._registry import parse_metric_name
+from ._qid_column import missing_qid_error, resolve_qid, split_qid_column
 from ._scorer import ranking_scores
-from ._validation import check_integer, check_same_length, plain
 
 # fit parameters that carry query groups, by preference: CatBoost, XGBoost, LightGBM.
 GROUP_PARAMS = ("group_id", "qid", "group")

@@ -18,10 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 
-from ._grouping import distinct_query_ids, query_id_array
-from ._query_ids import column_position
-from ._validation import plain
-from ._warnings import warn
+from .._core._query_ids import distinct_query_ids, query_id_array
+from .._core._validation import plain
+from .._core._warnings import warn
+from ._qid_column import column_position
 
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5

@@ -13,10 +13,10 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from .._core._validation import check_option, plain
+from ..metrics._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES, canonical_name, parse_metric_name
 from ._guards import check_scored_fold
-from ._query_ids import missing_qid_error, resolve_qid
-from ._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES, canonical_name, parse_metric_name
-from ._validation import check_option, plain
+from ._qid_column import missing_qid_error, resolve_qid
 
 RESPONSE_METHODS = ("auto", "predict", "decision_function", "predict_proba")
 ROUTED = ("qid", "groups", "sample_weight")

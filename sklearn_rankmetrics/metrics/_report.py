@@ -3,14 +3,15 @@
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ._array_api import array_api_support, is_foreign
-from ._docs import fill_doc
-from ._grouping import query_ids_of_rows, rank_queries
-from ._parallel import map_in_threads
+from .._core._array_api import array_api_support, is_foreign
+from .._core._docs import fill_doc
+from .._core._inputs import rank_queries
+from .._core._parallel import map_in_threads
+from .._core._query_ids import query_ids_of_rows
+from .._core._resampling import bootstrap_interval, check_resampling
+from .._core._validation import check_flag, check_zero_division, plain
+from .._core._warnings import warn
 from ._registry import parse_metric_name, shared_kernel
-from ._resampling import bootstrap_interval, check_resampling
-from ._validation import check_flag, check_zero_division, plain
-from ._warnings import warn
 
 # Options that belong to the whole report: one sort serves every metric.
 SET_BY_THE_REPORT = {

@@ -7,13 +7,14 @@ skipped by bpref and make up the residual of RBP.
 
 import numpy as np
 
-from ._array_api import array_api_support
-from ._cascade import cutoff_probabilities
+from .._core._array_api import array_api_support
+from .._core._docs import fill_doc
+from .._core._inputs import evaluate, rank_queries
+from .._core._ranking import judged_in_rank_order, ratio
+from .._core._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
 from ._dcg import _dcg
-from ._docs import fill_doc
-from ._grouping import evaluate, judged_in_rank_order, rank_queries, ratio
 from ._precision import RelevantRows, relevance
-from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
+from ._tie_expectations import cutoff_probabilities
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
 # trec_eval's 11 standard recall levels.

@@ -3,11 +3,12 @@
 import numpy as np
 from scipy.stats import hypergeom
 
-from ._array_api import array_api_support
+from .._core._array_api import array_api_support
+from .._core._docs import fill_doc
+from .._core._inputs import evaluate
+from .._core._ranking import ratio
+from .._core._validation import check_k, check_option, check_real
 from ._dcg import rank_weights
-from ._docs import fill_doc
-from ._grouping import evaluate, ratio
-from ._validation import check_k, check_option, check_real
 
 DENOMINATORS = ("relevant", "capped")
 

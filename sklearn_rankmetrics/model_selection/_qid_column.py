@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 
-from ._validation import plain
+from .._core._validation import plain
 
 # Tools that call scorers or fit without routing metadata, by the module of their code, and what works with them.
 SKLEARN_PERMUTATION = (

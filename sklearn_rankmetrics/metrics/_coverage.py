@@ -3,9 +3,11 @@
 import numpy as np
 from scipy import sparse
 
-from ._array_api import array_api_support
-from ._grouping import distinct_query_ids, padded_segments, query_id_array, rank_queries
-from ._validation import as_float_array, check_k, check_no_missing, check_option, check_scores
+from .._core._array_api import array_api_support
+from .._core._inputs import rank_queries
+from .._core._numpy_ops import padded_segments
+from .._core._query_ids import distinct_query_ids, query_id_array
+from .._core._validation import as_float_array, check_k, check_no_missing, check_option, check_scores
 
 
 @array_api_support

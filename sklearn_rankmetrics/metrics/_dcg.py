@@ -2,10 +2,12 @@
 
 import numpy as np
 
-from ._array_api import array_api_support
-from ._docs import fill_doc
-from ._grouping import NUMPY, evaluate, ratio
-from ._validation import check_k, check_option
+from .._core._array_api import array_api_support
+from .._core._docs import fill_doc
+from .._core._inputs import evaluate
+from .._core._numpy_ops import NUMPY
+from .._core._ranking import ratio
+from .._core._validation import check_k, check_option
 
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")

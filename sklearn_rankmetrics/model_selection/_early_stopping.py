@@ -16,9 +16,9 @@ import inspect
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._dcg import ndcg_score
+from ..metrics._dcg import ndcg_score
+from ..metrics._registry import parse_metric_name
 from ._guards import Run
-from ._registry import parse_metric_name
 
 # A fit with early stopping validates on one query at least and trains on two at least.
 MIN_QUERIES = 3

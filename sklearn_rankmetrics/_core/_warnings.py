@@ -4,7 +4,7 @@ import sys
 import warnings
 from pathlib import Path
 
-PACKAGE = str(Path(__file__).resolve().parent)
+PACKAGE = str(Path(__file__).resolve().parents[1])  # the whole package, not this folder
 
 
 def warn(message, category):

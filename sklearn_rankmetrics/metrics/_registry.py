@@ -9,6 +9,7 @@ import difflib
 import inspect
 import re
 
+from .._core._validation import plain
 from ._cascade import (
     _expected_reciprocal_rank,
     _reciprocal_rank,
@@ -32,7 +33,6 @@ from ._precision import (
     r_precision_score,
     recall_at_k_score,
 )
-from ._validation import plain
 
 METRICS = {
     "cg": cumulative_gain_score,

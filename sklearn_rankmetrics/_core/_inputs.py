@@ -1,0 +1,255 @@
+"""The one input step: labels, scores, query ids, weights and masks become a validated :class:`Ranking`.
+
+Every metric, the report, the scorers, the TREC evaluation and the comparison
+enter here once: numpy rows, 2-D layouts, sparse users x items matrices and
+arrays of another namespace (on their device) all become one
+:class:`~sklearn_rankmetrics._core._ranking.Ranking`.
+"""
+
+import numpy as np
+
+from ._array_api import is_foreign, namespace_of, to_numpy
+from ._namespace_ops import ArrayApiOps
+from ._query_ids import encode_qid
+from ._ranking import Ranking, build_ranking, judged_in_rank_order
+from ._sparse import candidate_rows, is_sparse
+from ._validation import (
+    TIES,
+    as_float_array,
+    check_flag,
+    check_labels,
+    check_option,
+    check_sample_weight,
+    check_scores,
+    check_zero_division,
+)
+
+
+def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=None, return_order=False, depth=None):
+    """Validate the inputs of a metric and return their :class:`Ranking` (and the order that sorts them).
+
+    ``y_true`` and ``y_score`` are 1-D with one row per document and ``qid`` the
+    query of each row (None: a single query), or 2-D with one query per row and
+    ``qid=None``, the layout of :func:`sklearn.metrics.ndcg_score`. A 2-D
+    ``y_true`` may be a scipy sparse matrix: when the metrics look no deeper
+    than ``depth`` (and the order is not wanted), only the rows they can see
+    are ranked; otherwise it is made dense. Arrays of another namespace
+    (which reach a metric only under ``array_api_dispatch``) are ranked in
+    that namespace, on their device (:func:`rank_in_namespace`).
+    """
+    ties = check_option("ties", ties, TIES)
+    found = namespace_of((y_true, y_score, qid, sample_weight))
+    if found is not None:
+        ranking, order = rank_in_namespace(
+            y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, ops=ArrayApiOps(*found)
+        )
+        return (ranking, order) if return_order else ranking
+    if is_sparse(y_true):
+        if depth is not None and not return_order:
+            return rank_sparse(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
+        y_true = y_true.toarray()
+    y_true = as_float_array(y_true, "y_true", ndim=(1, 2))
+    y_score = as_float_array(y_score, "y_score", ndim=(1, 2))
+    if y_true.shape != y_score.shape:
+        raise ValueError(
+            f"y_true and y_score must have the same shape; got {y_true.shape} and {y_score.shape}. "
+            "Give one label and one score per document."
+        )
+    check_labels(y_true)
+    check_scores(y_score)
+    if y_true.ndim == 2:
+        if qid is not None:
+            raise ValueError(
+                "qid must be None when y_true and y_score are 2-D (one query per row); "
+                "to pass qid, give 1-D arrays with one row per document."
+            )
+        n_queries, n_docs = y_true.shape
+        codes = np.repeat(np.arange(n_queries), n_docs)
+        weight = check_sample_weight(sample_weight, n_queries)
+        weight = None if weight is None else np.repeat(weight, n_docs)
+        y_true, y_score = y_true.ravel(), y_score.ravel()
+    else:
+        n_rows = len(y_true)
+        codes = np.zeros(n_rows, dtype=np.int64) if qid is None else encode_qid(qid, n_rows)
+        weight = check_sample_weight(sample_weight, n_rows)
+
+    ranking, order = build_ranking(y_true, y_score, codes, ties=ties, weight=weight, qid=qid)
+    return (ranking, order) if return_order else ranking
+
+
+def rank_sparse(y_true, y_score, *, qid, ties, sample_weight, depth):
+    """The :class:`Ranking` of a sparse users x items ``y_true``, for metrics at cutoffs up to ``depth``."""
+    y_score = as_float_array(y_score, "y_score", ndim=(2,))
+    if qid is not None or y_true.shape != y_score.shape:
+        raise ValueError(
+            f"a sparse y_true is a users x items matrix: give qid=None and a y_score of the same shape; got shapes "
+            f"{y_true.shape} and {y_score.shape}{' and a qid' if qid is not None else ''}."
+        )
+    check_labels(np.concatenate((sparse_values(y_true), [0.0])))
+    check_scores(y_score)
+    weight = check_sample_weight(sample_weight, y_score.shape[0])
+    labels, scores, users = candidate_rows(y_true, y_score, depth)
+    return build_ranking(labels, scores, users, ties=ties, weight=None if weight is None else weight[users])[0]
+
+
+def sparse_values(matrix):
+    """The stored values of a scipy sparse matrix, as float64."""
+    return np.asarray(matrix.tocoo().data, dtype=np.float64)
+
+
+def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero_division, judged=None, **params):
+    """Validate the inputs, rank them, apply ``metric`` and reduce over queries.
+
+    ``metric(ranking, **params)`` returns each query's value and whether the
+    query has a relevant document (where it is undefined otherwise). A
+    ``judged`` mask (one bool per row) reaches the metric in rank order.
+    Arrays of another namespace (passed on under dispatch by
+    ``array_api_support(in_namespace=True)``) are ranked and measured in that
+    namespace, on their device.
+    """
+    check_zero_division(zero_division)
+    check_flag("average", average)
+    options = {"qid": qid, "ties": ties, "sample_weight": sample_weight, "depth": params.get("k")}
+    if judged is None:
+        ranking = rank_queries(y_true, y_score, **options)
+    else:  # the order too, to bring the mask into rank order
+        ranking, order = rank_queries(y_true, y_score, return_order=True, **options)
+        params["judged"] = judged_in_rank_order(judged, order, ranking.n_rows, ranking.ops)
+    values, defined = metric(ranking, **params)
+    return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
+
+
+def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
+    """The :class:`Ranking` of arrays of another namespace and the order that sorts them, built in ``ops``.
+
+    The rows stay on their device: only query ids that are not an array of the
+    namespace (strings, lists) are encoded on the host. The checks of the
+    inputs run on the device, and their verdict comes back with the facts the
+    host needs (the numbers of queries and tie blocks, the longest query and
+    block, the largest label) in one copy. Invalid inputs are handed to
+    :func:`rank_queries` on the host, whose errors name the fix.
+    """
+    xp = ops.xp
+    rows = rows_in_namespace(y_true, y_score, qid, sample_weight, ops)
+    if rows is not None:
+        labels, scores, codes, weight, invalid = rows
+        n_rows = labels.shape[0]
+        order, sorted_codes, changes = ops.rank_order(codes, scores, ties=ties, y_true=labels)
+        is_start = ops.differs_from_previous(sorted_codes)
+        query_number, positions = numbered_runs(is_start, ops)
+        sorted_weight = None if weight is None else xp.take(weight, order)
+        if sorted_weight is not None:  # constant within each query, or the host names the query
+            invalid = invalid | xp.any((sorted_weight[1:] != sorted_weight[:-1]) & ~is_start[1:])
+        if ties == "average":
+            block_number, block_positions = numbered_runs(changes | is_start, ops)
+            n_blocks, longest_block = block_number[-1], xp.max(block_positions) + 1
+            # The blocks of each row's query up to it; the most, at a query's last row.
+            most_blocks = xp.max(block_number - xp.take(block_number, ops.arange(n_rows) - positions)) + 1
+        else:
+            n_blocks = longest_block = most_blocks = n_rows
+        facts = ops.read(
+            invalid,
+            query_number[-1],
+            n_blocks,
+            xp.max(positions) + 1,
+            longest_block,
+            most_blocks,
+            xp.min(scores) == -np.inf,
+            xp.max(labels),
+            xp.all(xp.floor(labels) == labels),
+        )
+        invalid, n_queries, n_blocks, longest, longest_block, most_blocks, some_not_retrieved, top, whole = facts
+    if rows is None or invalid:
+        rank_queries(
+            *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
+        )
+        raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
+    n_queries, n_blocks, longest = int(n_queries), int(n_blocks), int(longest)
+    ops.label_top, ops.labels_whole = np.float64(top), bool(whole)  # for the ranking's labels and their subsets
+    query_starts = xp.searchsorted(query_number, ops.arange(1, n_queries + 1))
+    query_of_row = query_number - 1
+    ops.register(query_starts, n_rows, longest, query_of_row)
+    ops.register_groups(query_of_row, query_starts)
+    retrieved = xp.take(scores, order) > -np.inf if some_not_retrieved else None
+    query_weights = None if sorted_weight is None else xp.take(sorted_weight, query_starts)
+    block_starts = None
+    if n_blocks < n_rows:
+        block_starts = xp.searchsorted(block_number, ops.arange(1, n_blocks + 1))
+        ops.register(block_starts, n_rows, int(longest_block), block_number - 1)
+    ranking = Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops)
+    ranking.whole_labels = ops.labels_whole and top * n_rows < 2**53  # sums of labels exact in float64
+    # What the host learnt and the device built on the way, for the ranking's cached properties.
+    ranking.__dict__.update(positions=positions, longest=longest, top_label=ops.label_top, query_of_row=query_of_row)
+    if block_starts is not None:
+        query_block_starts = xp.take(block_number, query_starts) - 1
+        query_of_block = xp.take(query_of_row, block_starts)
+        ops.register(query_block_starts, n_blocks, int(most_blocks), query_of_block)
+        ops.register_groups(query_of_block, query_block_starts)
+        ranking.__dict__.update(query_block_starts=query_block_starts, query_of_block=query_of_block)
+    if is_foreign(qid) and qid.ndim == 1:
+        ranking.query_ids = xp.take(qid, xp.take(order, query_starts))
+    return ranking, order
+
+
+def numbered_runs(is_start, ops):
+    """The run of equal values of each element (numbered from 1) and its position in the run (from 0).
+
+    A running count of the starts numbers the runs; a search of each number
+    finds its run's first element. No shape depends on the data.
+    """
+    number = ops.running_count(is_start)
+    return number, ops.arange(number.shape[0]) - ops.run_starts(number)
+
+
+def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):
+    """Labels, scores, query codes and row weights (or None) as 1-D arrays of ``ops``, and whether any is invalid.
+
+    The verdict is a 0-d boolean on the device; None when the shapes or types
+    are already wrong.
+    """
+    xp = ops.xp
+    y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
+    if y_true.ndim not in (1, 2) or y_true.shape != y_score.shape or 0 in y_true.shape:
+        return None
+    # Labels finite and >= 0; scores finite or -inf (NaN < inf is False).
+    invalid = ~xp.all(xp.isfinite(y_true) & (y_true >= 0)) | ~xp.all(y_score < np.inf)
+    n_rows = y_true.shape[0]
+    if y_true.ndim == 1:
+        codes, n_docs = query_codes_in_namespace(qid, n_rows, ops), 1
+    elif qid is None:  # one query per row, whose sample_weight has one value per query
+        n_docs, y_true, y_score = y_true.shape[1], xp.reshape(y_true, (-1,)), xp.reshape(y_score, (-1,))
+        codes = xp.repeat(ops.arange(n_rows), n_docs), None
+    else:
+        return None
+    if codes is None:
+        return None
+    codes, bad_codes = codes
+    if bad_codes is not None:
+        invalid = invalid | bad_codes
+    if sample_weight is None:
+        return y_true, y_score, codes, None, invalid
+    weight = ops.asarray(sample_weight, dtype=ops.float64)
+    if weight.shape != (n_rows,):
+        return None
+    invalid = invalid | ~xp.all(xp.isfinite(weight) & (weight >= 0))
+    return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs), invalid
+
+
+def query_codes_in_namespace(qid, n_rows, ops):
+    """Query codes that sort like ``qid`` in ``ops``'s namespace, and a 0-d verdict on them (or None); None if invalid.
+
+    An array of the namespace with numbers sorts as it is; other ids (strings,
+    lists, numpy arrays) are encoded on the host as :func:`encode_qid` does.
+    """
+    xp = ops.xp
+    if qid is None:
+        return ops.zeros(n_rows, dtype=xp.int64), None
+    if not is_foreign(qid):
+        return ops.asarray(encode_qid(qid, n_rows)), None
+    if qid.ndim != 1 or qid.shape[0] != n_rows or not xp.isdtype(qid.dtype, ("bool", "integral", "real floating")):
+        return None
+    if xp.isdtype(qid.dtype, "bool"):
+        return xp.astype(qid, xp.int64), None
+    if xp.isdtype(qid.dtype, "real floating"):
+        return qid, ~xp.all(xp.isfinite(qid))
+    return qid, None
