@@ -479,7 +479,7 @@ def test_command_writes_ids_as_the_files_bytes_whatever_the_encoding_of_stdout(t
     assert stdout.buffer.getvalue().splitlines() == expected
     monkeypatch.undo()
     command = [sys.executable, "-m", "sklearn_rankmetrics.trec_eval", *arguments]
-    environment = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(Path(__file__).parents[1])}
+    environment = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(Path(__file__).parents[2])}
     finished = subprocess.run(command, capture_output=True, env=environment, check=False)
     assert (finished.returncode, finished.stderr) == (0, b"")
     assert finished.stdout.splitlines() == expected
@@ -840,7 +840,7 @@ def test_a_score_beyond_float64_is_refused_naming_the_query_and_document():
 def test_command_that_cannot_write_its_output_says_so_without_a_traceback(tmp_path, stdout, reason):
     qrels_path, run_path = write_collection(LEVELS_QRELS, LEVELS_RUN, tmp_path, compress=False)
     command = [sys.executable, "-m", "sklearn_rankmetrics.trec_eval", str(qrels_path), str(run_path)]
-    environment = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    environment = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     with open("/dev/full", "wb") as full:
         options = {"stdout": full} if stdout == "full" else {"preexec_fn": lambda: os.close(1)}
         finished = subprocess.run(command, stderr=subprocess.PIPE, env=environment, check=False, **options)
