@@ -26,6 +26,14 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
 templates_path = ["_templates"]
 
+# The metric tables of the user guide, generated from the registry (docs/generated is not under version control).
+GENERATED = Path(__file__).parent / "generated"
+GENERATED.mkdir(exist_ok=True)
+from sklearn_rankmetrics.metrics._registry import conventions_table, metric_table  # noqa: E402
+
+(GENERATED / "metric_table.md").write_text(metric_table())
+(GENERATED / "conventions_table.md").write_text(conventions_table())
+
 # The user guide is Markdown whose code blocks are doctests (pytest runs them); MyST renders them.
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3

@@ -2,6 +2,7 @@
 
 from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
 from .metrics import (
+    MetricInfo,
     RankingCurveDisplay,
     alpha_ndcg_score,
     bpref_score,
@@ -15,6 +16,7 @@ from .metrics import (
     interpolated_precision_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
+    metric_info,
     ndcg_score,
     precision_at_k_score,
     r_precision_score,
@@ -37,6 +39,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GroupedRanker",
+    "MetricInfo",
     "QueryComparisonDisplay",
     "QueryGroupWarning",
     "RankingComparison",
@@ -60,6 +63,7 @@ __all__ = [
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
+    "metric_info",
     "ndcg_score",
     "permutation_importance",
     "precision_at_k_score",

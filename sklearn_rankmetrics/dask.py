@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ._core._validation import check_flag, check_zero_division, plain
-from .metrics._registry import parse_metric_name
+from .metrics._names import parse_metric_name
 from .metrics._report import ranking_report as in_memory_report
 from .metrics._report import warn_undefined_queries
 

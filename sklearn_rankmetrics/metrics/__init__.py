@@ -20,9 +20,11 @@ from ._precision import (
     r_precision_score,
     recall_at_k_score,
 )
+from ._registry import MetricInfo, metric_info
 from ._report import ranking_report
 
 __all__ = [
+    "MetricInfo",
     "RankingCurveDisplay",
     "alpha_ndcg_score",
     "bpref_score",
@@ -36,6 +38,7 @@ __all__ = [
     "interpolated_precision_score",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
+    "metric_info",
     "ndcg_score",
     "precision_at_k_score",
     "r_precision_score",

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._core._inputs import rank_queries
 from .._core._validation import plain
-from ._registry import shared_kernel
+from ._names import shared_kernel
 
 # Options that belong to the ranking (one sort for every k), not to the metric.
 RANKING_OPTIONS = ("ties", "sample_weight")

@@ -1,15 +1,17 @@
-"""Every metric by its short name: the vocabulary of scorer names and reports.
+"""The registry: every metric once, with its options, its names in every peer tool, its definition and reference.
 
-A name is a base name, an optional cutoff and optional keyword options, as in
-``"ndcg@10"`` or ``"map@5(denominator='capped')"``.
+One table is the source of the scorer names, the metrics of ``ranking_report``,
+the library names that ``evaluate_run`` accepts, the error messages and the
+docs' metric table. :func:`metric_info` returns a metric's record from any
+spelling that a user brings from another tool (``"ndcg_cut.10"``, ``"nDCG@10"``,
+``"ndcg@10-"``, ``"RetrievalNormalizedDCG"``); :mod:`._names` parses names.
 """
 
-import ast
-import difflib
 import inspect
-import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 
-from .._core._validation import plain
 from ._cascade import (
     _expected_reciprocal_rank,
     _reciprocal_rank,
@@ -34,328 +36,448 @@ from ._precision import (
     recall_at_k_score,
 )
 
-METRICS = {
-    "cg": cumulative_gain_score,
-    "dcg": dcg_score,
-    "ndcg": ndcg_score,
-    "map": mean_average_precision_score,
-    "mrr": mean_reciprocal_rank_score,
-    "precision": precision_at_k_score,
-    "recall": recall_at_k_score,
-    "r_precision": r_precision_score,
-    "err": expected_reciprocal_rank_score,
-    "hit_rate": hit_rate_score,
-    "f1": f1_at_k_score,
-    "bpref": bpref_score,
-    "rbp": rank_biased_precision_score,
-}
+# The peer tools whose spellings and conventions the records know, in the docs' order.
+TOOLS = ("trec_eval", "ir_measures", "ranx", "lightgbm", "xgboost", "torchmetrics", "ndeval")
 
-# Scorer names: a metric and the options its name implies. "ndcg_exp" is NDCG with
-# LightGBM's and XGBoost's exponential gain.
-SCORER_NAMES = {
-    **{name: (metric, {}) for name, metric in METRICS.items()},
-    "dcg_exp": (dcg_score, {"gain": "exponential"}),
-    "ndcg_exp": (ndcg_score, {"gain": "exponential"}),
-    # Diversity metrics take the (n_samples, n_subtopics) judgement matrix as y.
-    "alpha_ndcg": (alpha_ndcg_score, {}),
-    "err_ia": (intent_aware_err_score, {}),
-    "s_recall": (subtopic_recall_score, {}),
-}
-
-DIVERSITY_METRICS = (alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score)
-
-# The names that IR users type (ir_measures, trec_eval), matched case-insensitively.
-ALIASES = {
-    "ap": "map",
-    "rr": "mrr",
-    "recip_rank": "mrr",
-    "p": "precision",
-    "r": "recall",
-    "rprec": "r_precision",
-    "success": "hit_rate",
-    "hr": "hit_rate",
-}
-# trec_eval's measures with the cutoff after an underscore: ndcg_cut_10, P_10, map_cut_5, recall_100.
-TREC_CUTOFF = re.compile(r"^(?P<base>ndcg_cut|p|map_cut|recall|success)_(?P<k>[0-9]+)$")
-TREC_BASES = {"ndcg_cut": "ndcg", "p": "precision", "map_cut": "map", "recall": "recall", "success": "hit_rate"}
-
-# The per-query computation behind each public metric, for sharing one ranking.
-KERNELS = {
-    cumulative_gain_score: _cumulative_gain,
-    dcg_score: _dcg,
-    ndcg_score: _ndcg,
-    mean_average_precision_score: _average_precision,
-    mean_reciprocal_rank_score: _reciprocal_rank,
-    precision_at_k_score: _precision,
-    recall_at_k_score: _recall,
-    r_precision_score: _r_precision,
-    expected_reciprocal_rank_score: _expected_reciprocal_rank,
-    hit_rate_score: _hit_rate,
-    f1_at_k_score: _f1,
-    bpref_score: _bpref,
-    rank_biased_precision_score: _rank_biased_precision,
-}
-
-NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*?)(?:@(?P<k>[^(]*))?(?:\((?P<options>.*)\))?$", re.DOTALL)
-CUTOFF = re.compile(r"[0-9]+")
-# Longer names are refused before parsing: options are a few short literals.
-MAX_NAME_LENGTH = 500
-OPTION_TYPES = (str, int, float, bool, type(None))
+# A cutoff in a spelling: "@k" (ir_measures, ranx, the boosters), "_k" or ".k" (trec_eval).
+CUTOFF_MARKS = ("@k", "_k", ".k")
 
 
-def parse_metric_name(name):
-    """The metric function and the options that a name such as ``"ndcg@10"`` stands for.
+class Spellings(tuple):
+    """A metric's names in its peers' spellings (``"ndcg_cut_k"`` stands for ``ndcg_cut_10``, ...).
 
-    A name states each option once: ``@k`` and a ``k=`` option, an option
-    repeated, or an option that the base name already sets (``gain`` of
-    ``"ndcg_exp"``) are errors, never silently overridden. An invalid name
-    raises a ValueError that says what is wrong and the near valid name, if any.
+    ``name in spellings`` is also True for any concrete name of the metric, such
+    as ``"ndcg_cut.10"`` or ``"nDCG@10"``.
     """
-    return parse_name(name, suggest=near_name)
+
+    canonical = None
+
+    def __contains__(self, name):
+        if tuple.__contains__(self, name):
+            return True
+        from ._names import parse_metric_name
+
+        try:
+            return registered_name(parse_metric_name(name)[0]) == self.canonical
+        except (ValueError, TypeError):
+            return False
 
 
-def is_metric_name(text):
-    """Whether ``text`` is a valid metric name. It suggests nothing, so the suggester can test its candidates."""
-    try:
-        parse_name(text, suggest=None)
-    except (ValueError, TypeError):
-        return False
-    return True
+@dataclass(frozen=True, eq=False)
+class MetricInfo(Mapping):
+    """What the library knows of one metric: read it by attribute or by key (``info.canonical``, ``info["canonical"]``).
 
+    Records are built once, in the registry; :func:`metric_info` returns them. They are read-only.
 
-def parse_name(name, *, suggest):
-    """:func:`parse_metric_name`, with ``suggest(name)`` giving the near valid name in errors (None: no hint).
+    Parameters
+    ----------
+    canonical : str
+        The metric's registered name (``"ndcg"``), the base of its scorer names.
+    function : callable
+        The public function that computes it.
+    options : mapping
+        Its keyword options and their defaults.
+    aliases : tuple of str
+        Every other name it answers to, in each peer tool's spelling (``k`` stands for a cutoff).
+        ``name in aliases`` is also True for a concrete spelling such as ``"ndcg_cut.10"``.
+    definition : str
+        A one-line definition.
+    reference : str
+        The paper or tool that defines it.
+    conventions : mapping, default={}
+        For each peer tool that computes it (``"lightgbm"``, ``"xgboost"``, ``"trec_eval"``, ...), the
+        options that reproduce that tool's number (``"note"``: what no option reproduces).
+    spellings : mapping, default={}
+        The aliases grouped by tool.
+    variants : mapping, default={}
+        Names that also set options (``"ndcg_exp"``: ``gain="exponential"``).
+    judgements : {"labels", "subtopics"}, default="labels"
+        One label per document, or one column per subtopic (the diversity metrics).
+    kernel : callable or None, default=None
+        The per-query kernel that shares one ranking with the other metrics (not a key of the record).
 
-    Only :func:`parse_metric_name` passes the suggester, and the suggester tests
-    its candidates with :func:`is_metric_name`, which passes None: a suggestion
-    never asks for another one.
+    See Also
+    --------
+    metric_info : The record of a metric, from any of its names.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import metric_info
+    >>> info = metric_info("P@10")
+    >>> info.canonical, info["function"].__name__
+    ('precision', 'precision_at_k_score')
+    >>> info.spellings["trec_eval"]
+    ('P_k', 'P.k')
     """
-    if isinstance(name, str):
-        name = str(name)  # a numpy string as a plain one, in every message
-        if len(name) > MAX_NAME_LENGTH:
-            raise ValueError(
-                f"A metric name has at most {MAX_NAME_LENGTH} characters; got one of {len(name)} ({name[:40]!r}...)."
-            )
-    match = NAME.match(name) if isinstance(name, str) else None
-    base, k = canonical_base(match["base"]) if match else (None, None)
-    if base not in SCORER_NAMES:
-        raise ValueError(unknown_name_message(name, suggest))
-    score_func, preset = SCORER_NAMES[base]
-    options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
-    clash = sorted(set(options) & set(preset))
-    if clash:
-        raise ValueError(f"{name!r} sets {clash[0]}, which {base!r} already sets to {preset[clash[0]]!r}.")
-    cutoffs = [text for text in (k, match["k"]) if text is not None]
-    if cutoffs:
-        if len(cutoffs) > 1 or "k" in options:
-            raise ValueError(f"{name!r} gives the cutoff k more than once; give it once.")
-        options["k"] = check_cutoff(name, cutoffs[0], suggest)
-    if "k" in options and "k" not in inspect.signature(score_func).parameters:
-        raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
-    return score_func, {**preset, **options}
+
+    canonical: str
+    function: object
+    options: Mapping
+    aliases: tuple
+    definition: str
+    reference: str
+    conventions: Mapping = field(default_factory=dict)
+    spellings: Mapping = field(default_factory=dict)
+    variants: Mapping = field(default_factory=dict)
+    judgements: str = "labels"
+    kernel: object = field(default=None, repr=False)
+
+    def __getitem__(self, key):
+        if key not in self._keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self):
+        return iter(self._keys())
+
+    def __len__(self):
+        return len(self._keys())
+
+    def _keys(self):
+        return tuple(spec.name for spec in fields(self) if spec.name != "kernel")
+
+    def __repr__(self):
+        return f"MetricInfo({self.canonical!r}, {self.function.__name__}, {self.definition!r})"
 
 
-def check_cutoff(name, text, suggest):
-    """The cutoff written ``text`` in ``name``, as an int; a ValueError saying what is wrong unless it is >= 1."""
-    if CUTOFF.fullmatch(text) and int(text) >= 1:
-        return int(text)
-    said = f"k={int(text)}" if CUTOFF.fullmatch(text) else f"the cutoff {text!r}" if text else "nothing after '@'"
-    raise ValueError(f"{name!r} has {said}, but k must be an integer >= 1 (as in 'ndcg@10').{hint(name, suggest)}")
+def keyword_defaults(function):
+    """The keyword-only options of ``function`` and their defaults, read-only."""
+    parameters = inspect.signature(function).parameters.values()
+    return MappingProxyType({p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY})
 
 
-def unknown_name_message(name, suggest):
-    """Why ``name`` is no metric name: a scikit-learn scorer's name, or no name at all (with the near one, if any)."""
-    if isinstance(name, str) and name in sklearn_scorer_names():
-        return (
-            f"{name!r} is a scikit-learn scorer, which ranks all the rows of a fold as one list and ignores the query "
-            "groups: it is not a ranking metric. Name one of this library's, such as 'ndcg@10' or 'map' "
-            '(get_ranking_scorer_names() lists them); the user guide tells the two registries apart under "Why not '
-            "scoring='ndcg@10'?\" (Model selection over query groups)."
-        )
-    typed = name if isinstance(name, str) else str(name)[:MAX_NAME_LENGTH]
-    return (
-        f"{plain(name)!r} is not a ranking metric name.{hint(typed, suggest)} Valid names are "
-        f"{', '.join(sorted(SCORER_NAMES))}, each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, "
-        "RR, recip_rank, P@k, R@k, Rprec, Success@k, HR@k, ndcg_cut_k, P_k, map_cut_k, recall_k and success_k (in "
-        "any case)."
+def register(canonical, function, kernel, *, definition, reference, spellings, conventions=(), variants=(), **extra):
+    spellings = {tool: tuple(names) for tool, names in spellings.items()}
+    aliases = Spellings(dict.fromkeys(name for names in spellings.values() for name in names if name != canonical))
+    aliases.canonical = canonical
+    return MetricInfo(
+        canonical=canonical,
+        function=function,
+        options=keyword_defaults(function),
+        aliases=aliases,
+        definition=definition,
+        reference=reference,
+        conventions=MappingProxyType({tool: MappingProxyType(dict(c)) for tool, c in dict(conventions).items()}),
+        spellings=MappingProxyType(spellings),
+        variants=MappingProxyType({name: MappingProxyType(dict(preset)) for name, preset in dict(variants).items()}),
+        kernel=kernel,
+        **extra,
     )
 
 
-def hint(typed, suggest):
-    close = suggest(typed) if suggest is not None else None
-    return f" Did you mean {close!r}?" if close else ""
+# LightGBM and XGBoost break score ties in input order and score a query without a relevant document 1.
+BOOSTERS = {"ties": "stable", "zero_division": 1.0}
+TORCHMETRICS = {"zero_division": 0.0, "note": "empty_target_action='neg' (its default); 'pos' is zero_division=1.0"}
+TREC_EVAL = {
+    "note": "evaluate_run reproduces trec_eval exactly; the function agrees with one row per judged document "
+    "(-inf for those not retrieved), and on tied scores with ties='stable' after sorting ties by descending docno"
+}
+
+REGISTRY = {
+    record.canonical: record
+    for record in (
+        register(
+            "cg",
+            cumulative_gain_score,
+            _cumulative_gain,
+            definition="Sum of the gains of the top k documents, without discount.",
+            reference="Järvelin & Kekäläinen, TOIS 2002",
+            spellings={},
+        ),
+        register(
+            "dcg",
+            dcg_score,
+            _dcg,
+            definition="Sum over the top k of gain(label) / log2(rank + 1).",
+            reference="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005 (exponential gain)",
+            spellings={"ranx": ("dcg", "dcg@k", "dcg_burges", "dcg_burges@k")},
+            variants={"dcg_exp": {"gain": "exponential"}, "dcg_burges": {"gain": "exponential"}},
+        ),
+        register(
+            "ndcg",
+            ndcg_score,
+            _ndcg,
+            definition="DCG@k divided by the DCG@k of the ideal ranking of the query's labels.",
+            reference="Järvelin & Kekäläinen, TOIS 2002; trec_eval's ndcg and ndcg_cut",
+            spellings={
+                "trec_eval": ("ndcg", "ndcg_cut_k", "ndcg_cut.k"),
+                "ir_measures": ("nDCG", "nDCG@k"),
+                "ranx": ("ndcg", "ndcg@k", "ndcg_burges", "ndcg_burges@k"),
+                "lightgbm": ("ndcg", "ndcg@k"),
+                "xgboost": ("ndcg", "ndcg@k", "ndcg-", "ndcg@k-"),
+                "torchmetrics": ("RetrievalNormalizedDCG", "retrieval_normalized_dcg"),
+            },
+            conventions={
+                "lightgbm": {"gain": "exponential", **BOOSTERS},
+                "xgboost": {"gain": "exponential", **BOOSTERS, "note": "ndcg@k- scores such a query 0"},
+                "torchmetrics": {**TORCHMETRICS, "note": "both average tied scores exactly"},
+                "ranx": {"note": "ndcg is linear gain; ndcg_burges is gain='exponential'"},
+                "trec_eval": TREC_EVAL,
+            },
+            variants={"ndcg_exp": {"gain": "exponential"}, "ndcg_burges": {"gain": "exponential"}},
+        ),
+        register(
+            "map",
+            mean_average_precision_score,
+            _average_precision,
+            definition="Mean over the relevant documents in the top k of the precision at their rank, "
+            "divided by R (all relevant documents).",
+            reference="trec_eval's map and map_cut; Manning et al., Introduction to IR, 2008, ch. 8",
+            spellings={
+                "trec_eval": ("map", "map_cut_k", "map_cut.k"),
+                "ir_measures": ("AP", "AP@k"),
+                "ranx": ("map", "map@k"),
+                "lightgbm": ("map", "map@k"),
+                "xgboost": ("map", "map@k", "map-", "map@k-"),
+                "torchmetrics": ("RetrievalMAP", "retrieval_average_precision"),
+            },
+            conventions={
+                "lightgbm": {"denominator": "capped", **BOOSTERS},
+                "xgboost": {"denominator": "capped", **BOOSTERS, "note": "binary labels only; map@k- scores 0"},
+                "torchmetrics": {
+                    **TORCHMETRICS,
+                    "note": "without top_k, on positive tie-free scores; its AP@k divides by the relevant documents "
+                    "found in the top k, which no option reproduces",
+                },
+                "trec_eval": TREC_EVAL,
+            },
+        ),
+        register(
+            "mrr",
+            mean_reciprocal_rank_score,
+            _reciprocal_rank,
+            definition="1 / the rank of the first relevant document in the top k (0 if none).",
+            reference="Voorhees, TREC-8 QA track, 1999; trec_eval's recip_rank",
+            spellings={
+                "trec_eval": ("recip_rank",),
+                "ir_measures": ("RR", "RR@k"),
+                "ranx": ("mrr", "mrr@k"),
+                "torchmetrics": ("RetrievalMRR", "retrieval_reciprocal_rank"),
+            },
+            conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        ),
+        register(
+            "precision",
+            precision_at_k_score,
+            _precision,
+            definition="Relevant documents in the top k, divided by k.",
+            reference="trec_eval's P",
+            spellings={
+                "trec_eval": ("P_k", "P.k"),
+                "ir_measures": ("P@k",),
+                "ranx": ("precision@k",),
+                "xgboost": ("pre@k",),
+                "torchmetrics": ("RetrievalPrecision", "retrieval_precision"),
+            },
+            conventions={
+                "torchmetrics": TORCHMETRICS,
+                "trec_eval": TREC_EVAL,
+                "xgboost": {**BOOSTERS, "note": "binary labels only"},
+            },
+        ),
+        register(
+            "recall",
+            recall_at_k_score,
+            _recall,
+            definition="Relevant documents in the top k, divided by R.",
+            reference="trec_eval's recall",
+            spellings={
+                "trec_eval": ("recall_k", "recall.k"),
+                "ir_measures": ("R@k",),
+                "ranx": ("recall@k",),
+                "torchmetrics": ("RetrievalRecall", "retrieval_recall"),
+            },
+            conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        ),
+        register(
+            "r_precision",
+            r_precision_score,
+            _r_precision,
+            definition="Precision at rank R, the number of relevant documents.",
+            reference="trec_eval's Rprec",
+            spellings={
+                "trec_eval": ("Rprec",),
+                "ir_measures": ("Rprec",),
+                "ranx": ("r-precision",),
+                "torchmetrics": ("RetrievalRPrecision", "retrieval_r_precision"),
+            },
+            conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        ),
+        register(
+            "err",
+            expected_reciprocal_rank_score,
+            _expected_reciprocal_rank,
+            definition="Expected 1 / rank at which a cascade user stops, stopping at a document with "
+            "probability (2^label - 1) / 2^max_grade.",
+            reference="Chapelle et al., CIKM 2009; gdeval's err@k",
+            spellings={"ir_measures": ("ERR", "ERR@k")},
+        ),
+        register(
+            "hit_rate",
+            hit_rate_score,
+            _hit_rate,
+            definition="1 if a relevant document is in the top k, else 0.",
+            reference="trec_eval's success; ranx's hit_rate",
+            spellings={
+                "trec_eval": ("success_k", "success.k"),
+                "ir_measures": ("Success@k",),
+                "ranx": ("hit_rate@k",),
+                "torchmetrics": ("RetrievalHitRate", "retrieval_hit_rate"),
+                "common": ("HR@k",),
+            },
+            conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        ),
+        register(
+            "f1",
+            f1_at_k_score,
+            _f1,
+            definition="Harmonic mean of precision@k and recall@k.",
+            reference="van Rijsbergen, Information Retrieval, 1979; ranx's f1",
+            spellings={"ranx": ("f1@k",)},
+        ),
+        register(
+            "bpref",
+            bpref_score,
+            _bpref,
+            definition="Mean over relevant documents of 1 - (judged non-relevant ranked above) / min(R, N).",
+            reference="Buckley & Voorhees, SIGIR 2004; trec_eval's bpref",
+            spellings={"trec_eval": ("bpref",), "ir_measures": ("Bpref",), "ranx": ("bpref",)},
+            conventions={"trec_eval": TREC_EVAL},
+        ),
+        register(
+            "rbp",
+            rank_biased_precision_score,
+            _rank_biased_precision,
+            definition="(1 - p) times the sum over ranks of p^(rank - 1) for each relevant document.",
+            reference="Moffat & Zobel, TOIS 2008",
+            spellings={"ir_measures": ("RBP",), "ranx": ("rbp",)},
+        ),
+        register(
+            "alpha_ndcg",
+            alpha_ndcg_score,
+            None,
+            definition="nDCG with gains discounted by (1 - alpha) for each subtopic already covered above.",
+            reference="Clarke et al., SIGIR 2008; NIST ndeval's alpha-nDCG",
+            spellings={"ir_measures": ("alpha_nDCG", "alpha_nDCG@k"), "ndeval": ("alpha-nDCG@k",)},
+            conventions={"ndeval": {"note": "the defaults, on binary judgements and tie-free scores"}},
+            judgements="subtopics",
+        ),
+        register(
+            "err_ia",
+            intent_aware_err_score,
+            None,
+            definition="Mean over the query's intents, weighted, of ERR with stop probability 1/2 per "
+            "relevant document.",
+            reference="Chapelle et al., Information Retrieval 2011",
+            spellings={},
+            conventions={"ndeval": {"note": "ndeval's ERR-IA is alpha-decayed and normalised: another quantity"}},
+            judgements="subtopics",
+        ),
+        register(
+            "s_recall",
+            subtopic_recall_score,
+            None,
+            definition="Share of the query's subtopics covered by the top k.",
+            reference="Zhai et al., SIGIR 2003; NIST ndeval's strec",
+            spellings={"ir_measures": ("StRecall", "StRecall@k"), "ndeval": ("strec@k",)},
+            conventions={"ndeval": {"note": "the defaults, on binary judgements and tie-free scores"}},
+            judgements="subtopics",
+        ),
+    )
+}
+
+# Each function's record, for the names of scorers made from a function.
+BY_FUNCTION = {record.function: record for record in REGISTRY.values()}
+
+# The metrics on one label per document, by name; their per-query kernels share one ranking.
+METRICS = {name: record.function for name, record in REGISTRY.items() if record.judgements == "labels"}
+KERNELS = {record.function: record.kernel for record in REGISTRY.values() if record.kernel is not None}
+DIVERSITY_METRICS = tuple(record.function for record in REGISTRY.values() if record.judgements == "subtopics")
+
+# Scorer names: each metric's name and its variants, with the options they set.
+SCORER_NAMES = {
+    name: (record.function, dict(preset))
+    for record in REGISTRY.values()
+    for name, preset in {record.canonical: {}, **record.variants}.items()
+    if name not in ("dcg_burges", "ndcg_burges")  # ranx's names of the _exp variants: aliases, not listed twice
+}
 
 
-def sklearn_scorer_names():
-    from sklearn.metrics import get_scorer_names
+def registered_name(score_func):
+    """The canonical name of a registered metric function."""
+    return BY_FUNCTION[score_func].canonical
 
-    return get_scorer_names()
 
+def metric_info(name):
+    """Describe a metric: its canonical name, function, options, aliases, definition, reference and conventions.
 
-def shared_kernel(name, *, caller, set_by_caller=None, caller_takes=(), options=None, cutoff=False):
-    """The per-query kernel of a metric name, and the options to call it with, for a caller that ranks once.
+    Parameters
+    ----------
+    name : str or callable
+        Any name the library accepts (``"ndcg@10"``, ``"ndcg_exp"``) or that a peer tool uses:
+        trec_eval (``"ndcg_cut_10"``, ``"ndcg_cut.10"``, ``"P_10"``, ``"P.10"``, ``"recall_100"``,
+        ``"map_cut_10"``, ``"success_1"``, ``"Rprec"``, ``"recip_rank"``), ir_measures (``"nDCG@10"``,
+        ``"P@10"``, ``"R@100"``, ``"AP@10"``, ``"RR"``, ``"Success@1"``), ranx (``"precision@10"``,
+        ``"hit_rate@1"``, ``"r-precision"``, ``"mrr"``), LightGBM and XGBoost (``"ndcg@10"``,
+        ``"map@10"``, ``"ndcg@10-"``), torchmetrics' class names (``"RetrievalNormalizedDCG"``); or a
+        metric function.
 
-    ranking_report, evaluate_run (and so the trec_eval command) and
-    RankingCurveDisplay rank the rows once and call each metric's kernel on
-    that ranking. A kernel takes the metric's own options only (and
-    ``zero_division``, which the caller applies), so any other option of the
-    name, or of ``options`` given beside it, is refused here with where it
-    belongs: ``caller`` sets it for every metric (``set_by_caller`` maps it to
-    a phrase that says how), or only the metric function takes it. Options
-    in ``caller_takes`` are returned for the caller to apply (a display's
-    ``ties``). With ``cutoff``, ``caller`` gives ``k`` itself: the metric must
-    have a cutoff, and the name must not set one.
+    Returns
+    -------
+    info : MetricInfo
+        The metric's record, read by attribute or key: ``canonical``, ``function``, ``options``
+        (keyword options with their defaults), ``aliases`` (its names in peers' spellings, ``k``
+        standing for a cutoff), ``definition``, ``reference``, ``conventions`` (per tool, the options
+        that reproduce its number), ``spellings`` (the aliases by tool), ``variants`` and
+        ``judgements``. A name's own options (its cutoff, say) are not part of the record:
+        :func:`get_ranking_scorer` applies them.
 
-    Returns the metric function, its kernel and the options.
+    Raises
+    ------
+    ValueError
+        If ``name`` is no metric name; the message suggests the nearest one.
+
+    See Also
+    --------
+    get_ranking_scorer_names : The scorer names.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import metric_info
+    >>> info = metric_info("ndcg_cut.10")
+    >>> info.canonical, info.function.__name__, info.options["gain"]
+    ('ndcg', 'ndcg_score', 'linear')
+    >>> dict(metric_info("map@10").conventions["lightgbm"])
+    {'denominator': 'capped', 'ties': 'stable', 'zero_division': 1.0}
+    >>> "nDCG@10" in metric_info("ndcg").aliases
+    True
     """
-    score_func, preset = parse_metric_name(name)
-    function = score_func.__name__
-    if score_func not in KERNELS:
-        raise ValueError(
-            f"{name!r} cannot share a ranking with the other metrics in {caller}: {function} has no per-query "
-            "kernel. Call it on its own."
-        )
-    kernel = KERNELS[score_func]
-    clash = sorted(set(preset) & set(options or {}))
-    if clash:
-        raise ValueError(f"{name!r} sets {clash[0]} already; pass it once.")
-    options = {**preset, **(options or {})}
-    takes = set(inspect.signature(kernel).parameters) - {"ranking"} | {"zero_division", *caller_takes}
-    if cutoff:
-        if "k" in options:
-            raise ValueError(f"{name!r} sets a cutoff; name the metric alone (as 'ndcg') and pass k= to {caller}.")
-        if "k" not in takes:
-            raise ValueError(
-                f"{name!r} has no cutoff ({function} examines every document), but {caller} computes it at each k."
-            )
-    for option in options:
-        if option in (set_by_caller or {}):
-            raise ValueError(f"{name!r} sets {option}, which {set_by_caller[option]}.")
-        if option in takes:
-            continue
-        if option in inspect.signature(score_func).parameters:
-            raise ValueError(
-                f"{name!r} sets {option}, an option of {function} that {caller} cannot pass on: it computes "
-                f"every metric from one shared ranking. Call {function} itself for it."
-            )
-        raise ValueError(
-            f"{name!r} sets {option}, which is not an option of {function}; its options are {', '.join(sorted(takes))}."
-        )
-    return score_func, kernel, options
+    if callable(name) and name in BY_FUNCTION:
+        return BY_FUNCTION[name]
+    from ._names import parse_metric_name
+
+    return BY_FUNCTION[parse_metric_name(name)[0]]
 
 
-def reads_as_metric_name(name):
-    """Whether ``name`` reads as a ranking metric name (a known base, an optional @k and options)."""
-    match = NAME.match(name) if isinstance(name, str) and len(name) <= MAX_NAME_LENGTH else None
-    return match is not None and canonical_base(match["base"])[0] in SCORER_NAMES
+def metric_table():
+    """The docs' metric table, in Markdown: one row per record, from the records alone."""
+    rows = ["| name | function | definition | also called | reference |", "| --- | --- | --- | --- | --- |"]
+    for record in REGISTRY.values():
+        names = [f"`{name}`" for name in (record.canonical, *record.variants)]
+        aliases = ", ".join(f"`{alias}`" for alias in record.aliases if alias not in record.variants) or "—"
+        function = f"{{func}}`~sklearn_rankmetrics.{record.function.__name__}`"
+        rows.append(f"| {', '.join(names)} | {function} | {record.definition} | {aliases} | {record.reference} |")
+    return "\n".join(rows) + "\n"
 
 
-# Letters typed for the digits they look like, in a cutoff.
-LOOKALIKE_DIGITS = str.maketrans("OoIlS", "00115")
-
-
-def near_name(typed):
-    """A valid name close to ``typed``, or None.
-
-    A known base for a misspelt one (``ndgc@10``), digits for the letters that
-    look like them in a cutoff (``ndcg@1O``), a cutoff without spaces or written
-    as a float (``ndcg@10.0``), no ``@`` before nothing, an underscore missing in
-    a trec_eval name (``ndcg_cut10``). Every candidate is tested with
-    :func:`is_metric_name`, which never suggests: no recursion.
-    """
-    base, at, rest = typed.partition("@")
-    cutoff, parenthesis, options = rest.partition("(")
-    trec = re.fullmatch(r"(?P<base>[A-Za-z_]*[A-Za-z])_?(?P<k>[0-9]+)", base)
-    if not at and trec and TREC_CUTOFF.match(f"{trec['base']}_{trec['k']}".lower()):
-        base = f"{trec['base']}_{trec['k']}"
-    known = canonical_base(base)[0] in SCORER_NAMES
-    if not known:
-        base = closest_base(base)
-        if base is None:
-            return None
-    cutoff = near_cutoff(cutoff)
-    candidate = base + (at if cutoff else "") + cutoff + parenthesis + options
-    if candidate != typed and is_metric_name(candidate):
-        return candidate
-    return None if known else base
-
-
-def closest_base(typed):
-    """The registered name or alias closest to ``typed``: a one-letter alias (P, R) only for a one-letter name."""
-    names = [name for name in (*SCORER_NAMES, *ALIASES) if len(name) > 1 or len(typed) <= 1]
-    close = difflib.get_close_matches(typed.lower(), names, n=1)
-    return close[0] if close else None
-
-
-def near_cutoff(text):
-    """``text`` without spaces, with digits for the letters that look like them, and ``10`` for ``10.0``."""
-    fixed = "".join(text.split()).translate(LOOKALIKE_DIGITS)
-    whole = re.fullmatch(r"([0-9]+)(?:\.0*)?", fixed)
-    return whole[1] if whole else fixed
-
-
-def canonical_base(typed):
-    """The registered base name of a typed one (any case, IR aliases) and the cutoff it carries, if any."""
-    base = typed.lower()
-    trec = TREC_CUTOFF.match(base)
-    if trec:
-        return TREC_BASES[trec["base"]], trec["k"]
-    return ALIASES.get(base, base), None
-
-
-def parse_options(text, name):
-    """Keyword options written as in a Python call, ``a=1, b='x'``: each once, each a plain literal.
-
-    ``nan`` and ``inf`` (signed or not) stand for those floats.
-    """
-    try:
-        call = ast.parse(f"f({text})", mode="eval").body
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
-            raise ValueError("not a single call")
-        if call.args or any(keyword.arg is None for keyword in call.keywords):
-            raise ValueError("positional option")
-        pairs = [(keyword.arg, literal(keyword.value)) for keyword in call.keywords]
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as error:
-        raise ValueError(
-            f"The options of {name!r} must be keyword=literal pairs (strings, numbers, True, False, None, nan), "
-            'as in "ndcg@10(zero_division=1.0)".'
-        ) from error
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise ValueError(f"{name!r} sets {repeated[0]} twice; give each option once.")
-    return dict(pairs)
-
-
-def literal(node):
-    """The value of a literal option: a string, number, bool or None, ``nan``/``inf``, or a flat tuple of numbers."""
-    if isinstance(node, ast.Tuple | ast.List):
-        values = tuple(literal(element) for element in node.elts)
-        if not all(isinstance(value, int | float) and not isinstance(value, bool) for value in values):
-            raise ValueError("a sequence of values that are not all numbers")
-        return values
-    sign = 1.0
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
-        node = node.operand
-    if isinstance(node, ast.Name) and node.id in ("nan", "inf"):
-        return sign * float(node.id)
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, OPTION_TYPES)):
-        raise ValueError("not a literal")
-    if sign < 0:
-        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
-            raise ValueError("a minus sign before a value that is not a number")
-        return -node.value
-    return node.value
-
-
-def canonical_name(score_func, kwargs):
-    """The registered name that fits ``score_func`` and ``kwargs`` best, and the options it implies."""
-    matches = [
-        (name, preset)
-        for name, (function, preset) in SCORER_NAMES.items()
-        if function is score_func and all(kwargs.get(key) == value for key, value in preset.items())
-    ]
-    if not matches:
-        return score_func.__name__, {}
-    return max(matches, key=lambda match: len(match[1]))
+def conventions_table():
+    """The docs' table of the options that reproduce each peer tool's number, in Markdown, from the records."""
+    rows = ["| tool | metric | options | note |", "| --- | --- | --- | --- |"]
+    for tool in TOOLS:
+        for record in REGISTRY.values():
+            if tool in record.conventions:
+                settings = dict(record.conventions[tool])
+                note = settings.pop("note", "")
+                options = ", ".join(f"`{key}={value!r}`" for key, value in settings.items()) or "the defaults"
+                rows.append(f"| {tool} | `{record.canonical}` | {options} | {note} |")
+    return "\n".join(rows) + "\n"

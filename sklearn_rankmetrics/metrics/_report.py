@@ -11,7 +11,7 @@ from .._core._query_ids import query_ids_of_rows
 from .._core._resampling import bootstrap_interval, check_resampling
 from .._core._validation import check_flag, check_zero_division, plain
 from .._core._warnings import warn
-from ._registry import parse_metric_name, shared_kernel
+from ._names import parse_metric_name, shared_kernel
 
 # Options that belong to the whole report: one sort serves every metric.
 SET_BY_THE_REPORT = {

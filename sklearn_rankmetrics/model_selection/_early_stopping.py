@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..metrics._dcg import ndcg_score
-from ..metrics._registry import parse_metric_name
+from ..metrics._names import parse_metric_name
 from ._guards import Run
 
 # A fit with early stopping validates on one query at least and trains on two at least.

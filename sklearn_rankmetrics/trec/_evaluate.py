@@ -12,7 +12,7 @@ import numpy as np
 from .._core._numpy_ops import differs_from_previous, group_by_query, positions_in_segments, rank_order
 from .._core._ranking import Ranking
 from .._core._validation import TIES, check_flag, check_option
-from ..metrics._registry import reads_as_metric_name, shared_kernel
+from ..metrics._names import reads_as_metric_name, shared_kernel
 from ..metrics._tie_expectations import hypergeometric_laws
 from ._io import Qrels, Run, objects, packed, read_qrels_bytes, read_run_bytes, text
 from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking

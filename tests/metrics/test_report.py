@@ -5,7 +5,8 @@ import pytest
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import compare_rankings, get_ranking_scorer_names, ndcg_score, ranking_report
-from sklearn_rankmetrics.metrics._registry import KERNELS, parse_metric_name
+from sklearn_rankmetrics.metrics._names import parse_metric_name
+from sklearn_rankmetrics.metrics._registry import KERNELS
 
 SHARED = [name for name in get_ranking_scorer_names() if parse_metric_name(name)[0] in KERNELS]
 NAMES = [f"{name}{suffix}" for name in SHARED for suffix in ("", "@3") if not (name == "bpref" and suffix)] + [

@@ -24,7 +24,7 @@ from sklearn_rankmetrics import (
     ranking_report,
     recall_at_k_score,
 )
-from sklearn_rankmetrics.metrics._registry import parse_metric_name
+from sklearn_rankmetrics.metrics._names import parse_metric_name
 
 
 @pytest.fixture(scope="module")

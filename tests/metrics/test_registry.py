@@ -1,0 +1,182 @@
+"""The registry: every metric's record, every peer spelling, and the conventions that reproduce each tool."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+from sklearn_rankmetrics import (
+    MetricInfo,
+    get_ranking_scorer_names,
+    mean_average_precision_score,
+    metric_info,
+    ndcg_score,
+    ranking_report,
+)
+from sklearn_rankmetrics.metrics._names import parse_metric_name
+from sklearn_rankmetrics.metrics._registry import REGISTRY, conventions_table, metric_table
+
+# Each tool's spelling (from the issue), the canonical metric and the options the spelling sets.
+SPELLINGS = [
+    # trec_eval
+    ("ndcg_cut_10", "ndcg", {"k": 10}),
+    ("ndcg_cut.10", "ndcg", {"k": 10}),
+    ("P_10", "precision", {"k": 10}),
+    ("P.10", "precision", {"k": 10}),
+    ("recall_100", "recall", {"k": 100}),
+    ("map_cut_10", "map", {"k": 10}),
+    ("success_1", "hit_rate", {"k": 1}),
+    ("Rprec", "r_precision", {}),
+    ("recip_rank", "mrr", {}),
+    # ir_measures
+    ("nDCG@10", "ndcg", {"k": 10}),
+    ("P@10", "precision", {"k": 10}),
+    ("R@100", "recall", {"k": 100}),
+    ("AP", "map", {}),
+    ("AP@10", "map", {"k": 10}),
+    ("RR", "mrr", {}),
+    ("Success@1", "hit_rate", {"k": 1}),
+    # ranx
+    ("ndcg@10", "ndcg", {"k": 10}),
+    ("precision@10", "precision", {"k": 10}),
+    ("recall@100", "recall", {"k": 100}),
+    ("hit_rate@1", "hit_rate", {"k": 1}),
+    ("r-precision", "r_precision", {}),
+    ("mrr", "mrr", {}),
+    ("ndcg_burges@10", "ndcg", {"k": 10, "gain": "exponential"}),
+    # LightGBM / XGBoost
+    ("map@10", "map", {"k": 10}),
+    ("ndcg@10-", "ndcg", {"k": 10, "zero_division": 0.0}),
+    ("map@5-", "map", {"k": 5, "zero_division": 0.0}),
+    ("pre@3", "precision", {"k": 3}),
+    # torchmetrics
+    ("RetrievalNormalizedDCG", "ndcg", {}),
+    ("RetrievalMAP", "map", {}),
+    ("RetrievalMRR", "mrr", {}),
+    ("RetrievalPrecision", "precision", {}),
+    ("RetrievalRecall", "recall", {}),
+    ("RetrievalHitRate", "hit_rate", {}),
+    ("RetrievalRPrecision", "r_precision", {}),
+]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(40), rng.integers(1, 150, 40))
+    y_true = rng.choice(4, len(qid), p=[0.7, 0.15, 0.1, 0.05]).astype(float)
+    y_score = np.round(rng.normal(size=len(qid)), 1)  # ties
+    return y_true, y_score, qid
+
+
+@pytest.mark.parametrize(("spelling", "canonical", "options"), SPELLINGS)
+def test_every_peer_spelling_is_the_same_computation(spelling, canonical, options, rows):
+    y_true, y_score, qid = rows
+    info = metric_info(spelling)
+    assert info.canonical == canonical
+    assert spelling in info.aliases
+    assert parse_metric_name(spelling) == (info.function, options)
+    expected = info.function(y_true, y_score, qid=qid, **options)
+    assert ranking_report(y_true, y_score, qid=qid, metrics=[spelling])[spelling] == pytest.approx(expected, abs=0)
+
+
+def test_a_record_reads_by_attribute_and_by_key():
+    info = metric_info("ndcg@10")
+    assert isinstance(info, MetricInfo)
+    assert info is metric_info(ndcg_score) is metric_info("NDCG")
+    for key in ("canonical", "function", "options", "aliases", "definition", "reference", "conventions"):
+        assert info[key] is getattr(info, key)
+    assert set(info) >= {"canonical", "function", "options", "aliases", "reference"}
+    assert info.function is ndcg_score
+    with pytest.raises(KeyError):
+        info["kernel"]  # an implementation detail, not part of the record
+
+
+@pytest.mark.parametrize("record", REGISTRY.values(), ids=list(REGISTRY))
+def test_options_are_the_functions_keyword_options_with_their_defaults(record):
+    parameters = inspect.signature(record.function).parameters.values()
+    assert dict(record.options) == {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
+    assert record.definition.endswith(".") and record.reference
+    for alias in record.aliases:  # every listed alias reads as this metric, with k for a cutoff
+        assert metric_info(alias.replace("_k", "_5").replace(".k", ".5").replace("@k", "@5")) is record
+
+
+def test_records_cannot_be_changed():
+    info = metric_info("map")
+    with pytest.raises(AttributeError):
+        info.canonical = "ap"
+    with pytest.raises(TypeError):
+        info.options["k"] = 3
+
+
+def test_scorer_names_come_from_the_registry():
+    assert set(get_ranking_scorer_names()) == {
+        name for record in REGISTRY.values() for name in (record.canonical, *record.variants) if "burges" not in name
+    }
+
+
+def test_an_unknown_name_says_the_nearest_one_and_how_to_list_them():
+    with pytest.raises(
+        ValueError, match=r"'nDGC@10' is not a ranking metric name. Did you mean 'ndcg@10'\?.*metric_info"
+    ):
+        metric_info("nDGC@10")
+
+
+def test_a_minus_and_zero_division_together_are_refused():
+    with pytest.raises(ValueError, match="sets zero_division twice"):
+        metric_info("ndcg@10-(zero_division=1.0)")
+
+
+def test_the_docs_tables_list_every_record_and_alias():
+    table = metric_table()
+    for record in REGISTRY.values():
+        assert f"`{record.canonical}`" in table and record.function.__name__ in table
+        assert all(f"`{alias}`" in table for alias in record.aliases)
+    assert "| lightgbm | `map` | `denominator='capped'`, `ties='stable'`, `zero_division=1.0` |" in conventions_table()
+
+
+def lambdarank_fit_and_valid(rng, n_queries=30):
+    sizes = rng.integers(5, 40, n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    X = rng.normal(size=(len(qid), 5))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=len(qid))), 0, 3).astype(int)
+    return X, y, qid, sizes
+
+
+def test_lightgbm_conventions_reproduce_its_ndcg_and_map():
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(1)
+    X, y, _, sizes = lambdarank_fit_and_valid(rng)
+    Xv, yv, qv, sizes_v = lambdarank_fit_and_valid(rng)
+    yv[qv == 0] = 0  # a query without a relevant document
+    ranker = lightgbm.LGBMRanker(n_estimators=5, n_jobs=1, verbose=-1, eval_at=[5], metric=["ndcg", "map"])
+    ranker.fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sizes_v])
+    scores = ranker.predict(Xv)
+    history = ranker.evals_result_["valid_0"]
+    ndcg = ndcg_score(yv, scores, qid=qv, k=5, **metric_info("ndcg@5").conventions["lightgbm"])
+    assert ndcg == pytest.approx(history["ndcg@5"][-1], abs=1e-6)
+    options = {key: value for key, value in metric_info("map@5").conventions["lightgbm"].items() if key != "note"}
+    assert mean_average_precision_score(yv > 0, scores, qid=qv, k=5, **options) == pytest.approx(
+        history["map@5"][-1], abs=1e-6
+    )
+
+
+@pytest.mark.parametrize("name", ["ndcg@5", "ndcg@5-", "map@5", "map@5-"])
+def test_xgboost_conventions_reproduce_its_metrics(name, monkeypatch):
+    xgboost = pytest.importorskip("xgboost")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    rng = np.random.default_rng(2)
+    X, y, qid, _ = lambdarank_fit_and_valid(rng)
+    Xv, yv, qv, _ = lambdarank_fit_and_valid(rng)
+    if name.startswith("map"):
+        y, yv = (y > 1).astype(int), (yv > 1).astype(int)  # XGBoost's map takes binary labels
+    yv[qv == 0] = 0
+    ranker = xgboost.XGBRanker(n_estimators=3, n_jobs=1, eval_metric=[name], objective="rank:ndcg")
+    ranker.fit(X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv], verbose=False)
+    scores = ranker.predict(Xv)
+    info = metric_info(name)
+    options = {key: value for key, value in info.conventions["xgboost"].items() if key != "note"}
+    _, spelled = parse_metric_name(name)
+    options.update(spelled)  # the '-' sets zero_division=0.0
+    ours = info.function(yv, scores, qid=qv, **options)
+    assert ours == pytest.approx(ranker.evals_result()["validation_0"][name][-1], abs=1e-5)
