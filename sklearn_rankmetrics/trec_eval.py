@@ -19,17 +19,10 @@ import errno
 import os
 import sys
 
-from .trec._evaluate import (
-    InputError,
-    as_qrels,
-    as_run,
-    check_relevance_level,
-    join,
-    parse_measure,
-    query_table,
-    summary_of,
-)
+from .trec._evaluate import check_relevance_level, parse_measure, query_table, summary_of
+from .trec._judging import join
 from .trec._measures import MEASURES
+from .trec._sources import InputError, as_qrels, as_run
 
 USAGE = (
     "python -m sklearn_rankmetrics.trec_eval [-h] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-N DOCS] [-J] "
