@@ -13,7 +13,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 @pytest.mark.parametrize("page", [page for page in PAGES if "_build" not in page.parts], ids=lambda page: page.name)
 def test_every_code_block_is_a_doctest_or_a_shell_command(page):
     languages = re.findall(r"^```\{?(\w*)\}?", page.read_text(encoding="utf-8"), flags=re.MULTILINE)
-    code = {language for language in languages if language} - {"toctree", "include"}  # MyST directives
+    # MyST directives, and plain text (a folder tree) that is no code
+    code = {language for language in languages if language} - {"toctree", "include", "text"}
     assert code <= {"pycon", "console"}, f"{page.name}: blocks that no test runs: {code - {'pycon', 'console'}}"
 
 
