@@ -4,12 +4,7 @@ import numpy as np
 
 from ._numpy_ops import differs_from_previous
 from ._parallel import map_in_threads
-from ._validation import (
-    check_finite,
-    check_no_missing,
-    is_missing,
-    plain,
-)
+from ._validation import check_finite, check_no_missing, is_missing, plain
 
 
 def query_id_array(qid, name="qid", what="query"):

@@ -1,4 +1,4 @@
-"""Grouped rows in rank order: one sort for all queries, then segment reductions.
+"""The Ranking: grouped rows in rank order, the segments metrics reduce over, and the weights of queries.
 
 Every metric starts from a :class:`Ranking`: the rows sorted by (query, descending
 score), the boundaries of each query and of each block of tied scores, and the
@@ -16,10 +16,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._array_api import to_numpy
 from ._numpy_ops import NUMPY, segment_rows
-from ._validation import (
-    check_k,
-    check_zero_division,
-)
+from ._validation import check_k, check_zero_division
 from ._warnings import warn
 
 Relevance = namedtuple("Relevance", ["mask", "per_query", "per_block"])

@@ -11,20 +11,9 @@ from scipy.stats import hypergeom
 
 from .._core._array_api import array_api_support
 from .._core._docs import fill_doc
-from .._core._numpy_ops import group_by_query
-from .._core._query_ids import encode_qid
-from .._core._ranking import build_ranking, ratio
-from .._core._validation import (
-    as_float_array,
-    check_finite,
-    check_k,
-    check_option,
-    check_real,
-    check_sample_weight,
-    check_scores,
-    check_zero_division,
-    plain,
-)
+from .._core._inputs import rank_subtopics
+from .._core._ranking import ratio
+from .._core._validation import as_float_array, check_k, check_option, check_real, check_zero_division, plain
 from ._cascade import _expected_reciprocal_rank
 
 IDEALS = ("greedy", "exact")
@@ -32,40 +21,6 @@ ALPHA_TIES = ("stable", "pessimistic", "optimistic")
 TIES_ALL = ("stable", "average", "pessimistic", "optimistic")
 # The exact ideal enumerates at most this many orderings of distinct documents per query.
 MAX_EXACT_ORDERINGS = 10**7
-
-
-def rank_subtopics(y_true, y_score, *, qid, ties, sample_weight, allowed_ties):
-    """Validate diversity inputs.
-
-    Returns the Ranking (its labels: each row's best judgement), J in rank order,
-    J grouped by query in input order (for the ideal, which must not depend on
-    the scores) and the ties option.
-    """
-    ties = check_option("ties", ties, allowed_ties)
-    judgements = as_float_array(y_true, "y_true", ndim=(1, 2))
-    if judgements.ndim != 2:
-        raise ValueError(
-            f"y_true must be 2-D of shape (n_samples, n_subtopics), one column per subtopic; got shape "
-            f"{judgements.shape}. For a single subtopic, pass y_true.reshape(-1, 1)."
-        )
-    check_finite(judgements, "y_true")
-    if judgements.min() < 0 or judgements.max() > 1:
-        raise ValueError(
-            f"y_true must hold subtopic judgements in [0, 1]; got values from {judgements.min():g} to "
-            f"{judgements.max():g}."
-        )
-    y_score = as_float_array(y_score, "y_score")
-    if len(y_score) != len(judgements):
-        raise ValueError(
-            f"y_true has {len(judgements)} rows but y_score has {len(y_score)}; give one score per document."
-        )
-    check_scores(y_score)
-    n_rows = len(y_score)
-    codes = np.zeros(n_rows, dtype=np.int64) if qid is None else encode_qid(qid, n_rows)
-    weight = check_sample_weight(sample_weight, n_rows)
-    block_ties = "average" if ties in ("average", "pessimistic", "optimistic") else "stable"
-    ranking, order = build_ranking(judgements.max(axis=1), y_score, codes, ties=block_ties, weight=weight, qid=qid)
-    return ranking, judgements[order], judgements[group_by_query(codes)], ties
 
 
 def exclusive_counts(judgements, ranking):
