@@ -1,5 +1,16 @@
 """Grouped ranking metrics and scorers for scikit-learn model selection."""
 
+from ._beyond_accuracy import (
+    average_popularity_score,
+    expected_exposure_loss,
+    gini_index,
+    intra_list_diversity_score,
+    long_tail_share_score,
+    novelty_score,
+    serendipity_score,
+    shannon_entropy,
+    user_coverage,
+)
 from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
 from ._compare import RankingComparison, compare_rankings
 from ._coverage import catalog_coverage
@@ -31,25 +42,31 @@ __all__ = [
     "RankingComparison",
     "RankingCurveDisplay",
     "alpha_ndcg_score",
+    "average_popularity_score",
     "bpref_score",
     "catalog_coverage",
     "compare_rankings",
     "cumulative_gain_score",
     "dcg_score",
+    "expected_exposure_loss",
     "expected_reciprocal_rank_score",
     "f1_at_k_score",
     "get_ranking_scorer",
     "get_ranking_scorer_names",
+    "gini_index",
     "hit_rate_score",
     "intent_aware_err_score",
     "interpolated_precision_score",
+    "intra_list_diversity_score",
     "load_lambdarank",
     "load_svmlight_ranking",
+    "long_tail_share_score",
     "make_ranking",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",
+    "novelty_score",
     "permutation_importance",
     "precision_at_k_score",
     "qid_from_sizes",
@@ -57,5 +74,8 @@ __all__ = [
     "rank_biased_precision_score",
     "ranking_report",
     "recall_at_k_score",
+    "serendipity_score",
+    "shannon_entropy",
     "subtopic_recall_score",
+    "user_coverage",
 ]
