@@ -171,8 +171,9 @@ def shannon_entropy(y_score, *, item_id=None, qid=None, k=10, ties="average"):
 
 
 def no_exposure(who):
-    warn(f"No user shows any item (every score is -inf, or nothing is stored), so {who} is nan.",
-         UndefinedMetricWarning)  # fmt: skip
+    warn(
+        f"No user shows any item (every score is -inf, or nothing is stored), so {who} is nan.", UndefinedMetricWarning
+    )
     return float("nan")
 
 
@@ -182,9 +183,13 @@ def list_mean(exposure, values, *, average, zero_division):
     length = exposure.length
     means = np.divide(sums, length, out=np.zeros(exposure.n_users), where=length > 0)
     return per_user_result(
-        means, length > 0, exposure=exposure, average=average, zero_division=zero_division,
+        means,
+        length > 0,
+        exposure=exposure,
+        average=average,
+        zero_division=zero_division,
         undefined_reason="no item to recommend: every score -inf",
-    )  # fmt: skip
+    )
 
 
 @fill(undefined="no item to recommend")
@@ -289,7 +294,8 @@ def average_popularity_score(
     popularity = item_values(item_popularity, exposure, "item_popularity", needed=np.unique(exposure.item))
     shown = popularity[exposure.item]
     if not np.isfinite(shown).all():
-        raise ValueError(f"item_popularity must be finite for every shown item; got {plain(shown[~np.isfinite(shown)][0])!r}.")  # fmt: skip
+        bad = shown[~np.isfinite(shown)][0]
+        raise ValueError(f"item_popularity must be finite for every shown item; got {plain(bad)!r}.")
     return list_mean(exposure, shown, average=average, zero_division=zero_division)
 
 
@@ -425,11 +431,18 @@ def user_coverage(y_score, *, item_id=None, qid=None, k=10, min_items=1, average
     exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties="stable", who="user_coverage")
     min_items = check_positive_integer("min_items", min_items)
     if min_items > exposure.k:
-        raise ValueError(f"min_items must be at most k ({exposure.k}): a list of k items never holds more; "
-                         f"got {min_items}.")  # fmt: skip
+        raise ValueError(
+            f"min_items must be at most k ({exposure.k}): a list of k items never holds more; got {min_items}."
+        )
     covered = (exposure.length >= min_items).astype(np.float64)
-    return per_user_result(covered, np.ones(exposure.n_users, dtype=bool), exposure=exposure, average=average,
-                           zero_division=0.0, undefined_reason="")  # fmt: skip
+    return per_user_result(
+        covered,
+        np.ones(exposure.n_users, dtype=bool),
+        exposure=exposure,
+        average=average,
+        zero_division=0.0,
+        undefined_reason="",
+    )
 
 
 @fill(undefined="fewer than two items to recommend")
@@ -500,8 +513,14 @@ def intra_list_diversity_score(
     length = exposure.length
     n_pairs = length * (length - 1) / 2
     values = np.divide(sums, n_pairs, out=np.zeros(exposure.n_users), where=n_pairs > 0)
-    return per_user_result(values, n_pairs > 0, exposure=exposure, average=average, zero_division=zero_division,
-                           undefined_reason="fewer than two items to recommend")  # fmt: skip
+    return per_user_result(
+        values,
+        n_pairs > 0,
+        exposure=exposure,
+        average=average,
+        zero_division=zero_division,
+        undefined_reason="fewer than two items to recommend",
+    )
 
 
 def list_pairs(exposure):
@@ -540,8 +559,10 @@ def pair_distances(item_features, metric, exposure, first, second):
     features = item_values(item_features, exposure, "item_features", needed=shown, ndim=2)
     if precomputed:
         if features.shape[1] != (exposure.n_items if exposure.item_ids is None else features.shape[1]):
-            raise ValueError(f"item_features must be a square (n_items, n_items) distance matrix with "
-                             f"metric='precomputed'; got shape {features.shape}.")  # fmt: skip
+            raise ValueError(
+                f"item_features must be a square (n_items, n_items) distance matrix with "
+                f"metric='precomputed'; got shape {features.shape}."
+            )
         columns = np.arange(exposure.n_items) if exposure.item_ids is None else exposure.item_ids
         features = features[:, columns]
     place = np.full(exposure.n_items, -1)
@@ -739,11 +760,14 @@ def expected_exposure_loss(
     users, items, grades = available.relevant(y_true, item_id)
     disparity, relevance, ideal = exposure_norms(exposure, system, available, (users, items, grades), groups, weights)
     value = {"loss": disparity - 2.0 * relevance + ideal, "disparity": disparity, "relevance": relevance}[component]
-    return per_user_result(np.maximum(value, 0.0) if component == "loss" else value,
-                           np.ones(exposure.n_users, dtype=bool), exposure=exposure, average=average,
-                           zero_division=0.0, undefined_reason="")  # fmt: skip
-
-
+    return per_user_result(
+        np.maximum(value, 0.0) if component == "loss" else value,
+        np.ones(exposure.n_users, dtype=bool),
+        exposure=exposure,
+        average=average,
+        zero_division=0.0,
+        undefined_reason="",
+    )
 
 
 def lookup(keys, values, wanted, default=0.0):
@@ -849,13 +873,17 @@ def group_codes(item_groups, exposure):
             raise ValueError(f"item_groups must be 1-D with one group per item; got shape {labels.shape}.")
         if exposure.item_ids is None:
             if len(labels) != exposure.n_items:
-                raise ValueError(f"item_groups has {len(labels)} values, but y_score has {exposure.n_items} items "
-                                 "(columns); give one group per column.")  # fmt: skip
+                raise ValueError(
+                    f"item_groups has {len(labels)} values, but y_score has {exposure.n_items} items "
+                    "(columns); give one group per column."
+                )
         else:
             ids = exposure.item_ids
             if ids.dtype.kind not in "iu" or ids.min() < 0 or ids.max() >= len(labels):
-                raise ValueError("item_groups is an array, indexed by item id, so the item ids must be integers "
-                                 f"0..{len(labels) - 1}; pass a mapping from item id to group instead.")  # fmt: skip
+                raise ValueError(
+                    "item_groups is an array, indexed by item id, so the item ids must be integers "
+                    f"0..{len(labels) - 1}; pass a mapping from item id to group instead."
+                )
             labels = labels[ids]
     try:
         return np.unique(labels, return_inverse=True)[1].reshape(-1)
@@ -878,16 +906,19 @@ def exposure_norms(exposure, system, available, relevant, groups, weights):
 
     def places_mean(start, count):
         stop = np.minimum(start + count, last)
-        return np.divide(cumulative[stop] - cumulative[np.minimum(start, last)], count,
-                         out=np.zeros(len(count)), where=count > 0)  # fmt: skip
+        return np.divide(
+            cumulative[stop] - cumulative[np.minimum(start, last)], count, out=np.zeros(len(count)), where=count > 0
+        )
 
     users, items, grades = relevant
     # Equal grades of a user form one run of places, after the user's higher grades.
     order = np.lexsort((-grades, users))
     users, items, grades = users[order], items[order], grades[order]
-    run_keys, run_start, run_counts = np.unique(
-        np.stack((users, -grades)), axis=1, return_index=True, return_counts=True
-    ) if len(users) else (np.zeros((2, 0)), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
+    _, run_start, run_counts = (
+        np.unique(np.stack((users, -grades)), axis=1, return_index=True, return_counts=True)
+        if len(users)
+        else (np.zeros((2, 0)), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
+    )
     user_start = np.searchsorted(users, users[run_start]) if len(users) else run_start
     run_mean = places_mean(run_start - user_start, run_counts)
     item_mean = np.repeat(run_mean, run_counts)

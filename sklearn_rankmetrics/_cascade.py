@@ -12,6 +12,7 @@ from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._docs import fill_doc
 from ._grouping import evaluate, padded_segments, segment_accumulate, segment_rows, size_classes
 from ._precision import relevance
+from ._sampled import accepts_candidates
 from ._validation import check_real
 
 
@@ -671,6 +672,7 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_
     return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def mean_reciprocal_rank_score(
@@ -742,6 +744,7 @@ def mean_reciprocal_rank_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def expected_reciprocal_rank_score(

@@ -5,6 +5,7 @@ import numpy as np
 from ._array_api import array_api_support
 from ._docs import fill_doc
 from ._grouping import NUMPY, evaluate, ratio
+from ._sampled import accepts_candidates
 from ._validation import check_k, check_option
 
 GAINS = ("linear", "exponential")
@@ -166,6 +167,7 @@ def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):
     return _dcg(ranking, k=k, gain=gain, discount=discount, normalize=True)
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def cumulative_gain_score(
@@ -229,6 +231,7 @@ def cumulative_gain_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def dcg_score(
@@ -297,6 +300,7 @@ def dcg_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def ndcg_score(

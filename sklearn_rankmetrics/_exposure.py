@@ -101,9 +101,21 @@ def top_k_exposure(y_score, *, item_id, qid, k, ties, catalog=None, who):
     if not len(scores):
         empty = np.zeros(0, dtype=np.intp)
         return Exposure(
-            empty, empty, empty, np.zeros(0), empty, empty, np.zeros(0), empty,
-            np.zeros(n_users), n_users, n_items, k, user_ids, item_ids,
-        )  # fmt: skip
+            empty,
+            empty,
+            empty,
+            np.zeros(0),
+            empty,
+            empty,
+            np.zeros(0),
+            empty,
+            np.zeros(n_users),
+            n_users,
+            n_items,
+            k,
+            user_ids,
+            item_ids,
+        )
     ranking, order = rank_queries(
         np.zeros(len(scores)), scores, qid=users, ties="average" if ties == "average" else "stable", return_order=True
     )
@@ -122,9 +134,21 @@ def top_k_exposure(y_score, *, item_id, qid, k, ties, catalog=None, who):
     users, items, rows = users[order][shown], items[order][shown], rows[order][shown]
     length = np.bincount(users, weights=chance[shown], minlength=n_users)
     return Exposure(
-        users, items, rows, chance[shown], renumber[block[shown]], size[kept_blocks], visible[kept_blocks],
-        first[kept_blocks], np.round(length), n_users, n_items, k, user_ids, item_ids,
-    )  # fmt: skip
+        users,
+        items,
+        rows,
+        chance[shown],
+        renumber[block[shown]],
+        size[kept_blocks],
+        visible[kept_blocks],
+        first[kept_blocks],
+        np.round(length),
+        n_users,
+        n_items,
+        k,
+        user_ids,
+        item_ids,
+    )
 
 
 def matrix_entries(y_score, k, *, qid, catalog, who):
@@ -219,8 +243,9 @@ def item_values(values, exposure, name, *, needed=None, ndim=1):
             raise TypeError(f"{name} must be an array-like with one value per item, or a mapping; got {values!r}.")
         table = np.asarray(values.toarray() if sparse.issparse(values) else values, dtype=np.float64)
         if table.ndim != ndim:
-            raise ValueError(f"{name} must be {ndim}-D with one {'value' if ndim == 1 else 'row'} per item; "
-                             f"got shape {table.shape}.")  # fmt: skip
+            raise ValueError(
+                f"{name} must be {ndim}-D with one {'value' if ndim == 1 else 'row'} per item; got shape {table.shape}."
+            )
         table = reindexed(table, ids, n_items, name)
     table = table.reshape(shape)
     if needed is not None:

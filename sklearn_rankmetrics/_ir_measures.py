@@ -13,6 +13,7 @@ from ._dcg import _dcg
 from ._docs import fill_doc
 from ._grouping import evaluate, judged_in_rank_order, rank_queries, ratio
 from ._precision import RelevantRows, relevance
+from ._sampled import accepts_candidates
 from ._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
@@ -139,6 +140,7 @@ def check_recall_levels(recall_levels):
     return levels
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def bpref_score(
@@ -219,6 +221,7 @@ def bpref_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def rank_biased_precision_score(

@@ -7,6 +7,7 @@ from ._array_api import array_api_support
 from ._dcg import rank_weights
 from ._docs import fill_doc
 from ._grouping import evaluate, ratio
+from ._sampled import accepts_candidates
 from ._validation import check_k, check_option, check_real
 
 DENOMINATORS = ("relevant", "capped")
@@ -193,6 +194,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     return ratio(sums, capped(n_relevant, normalizer_k, denominator, xp), ranking.ops)
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def precision_at_k_score(
@@ -261,6 +263,7 @@ def precision_at_k_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def recall_at_k_score(
@@ -355,6 +358,7 @@ def recall_at_k_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def r_precision_score(
@@ -419,6 +423,7 @@ def r_precision_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def mean_average_precision_score(
@@ -501,6 +506,7 @@ def mean_average_precision_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def hit_rate_score(
@@ -567,6 +573,7 @@ def hit_rate_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def f1_at_k_score(
