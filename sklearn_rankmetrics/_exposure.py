@@ -241,18 +241,20 @@ def item_values(values, exposure, name, *, needed=None, ndim=1):
     else:
         if isinstance(values, str) or values is None:
             raise TypeError(f"{name} must be an array-like with one value per item, or a mapping; got {values!r}.")
-        table = np.asarray(values.toarray() if sparse.issparse(values) else values, dtype=np.float64)
+        table = np.asarray(values.toarray() if sparse.issparse(values) else values)
+        if ndim == 1 or table.dtype.kind not in "biuf":  # features keep their type (booleans for jaccard)
+            table = table.astype(np.float64)
         if table.ndim != ndim:
             raise ValueError(
                 f"{name} must be {ndim}-D with one {'value' if ndim == 1 else 'row'} per item; got shape {table.shape}."
             )
         table = reindexed(table, ids, n_items, name)
     table = table.reshape(shape)
-    if needed is not None:
+    if needed is not None and len(needed) and table.dtype.kind == "f":
         missing = np.isnan(table[needed]).reshape(len(needed), -1).any(axis=1)
         if missing.any():
             item = needed[missing][0]
-            shown = item if ids is None else plain(ids[item])
+            shown = plain(item) if ids is None else plain(ids[item])
             raise ValueError(
                 f"{name} has no value for item {shown!r}, which some user's top k shows (NaN, or missing from the "
                 f"mapping); give every shown item a value."
