@@ -30,6 +30,7 @@ from ._precision import (
 )
 from ._ranker import GroupedRanker
 from ._report import ranking_report
+from ._sampled import sample_candidates
 from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
 from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
 
@@ -75,6 +76,7 @@ __all__ = [
     "ranking_report",
     "recall_at_k_score",
     "serendipity_score",
+    "sample_candidates",
     "shannon_entropy",
     "subtopic_recall_score",
     "user_coverage",
