@@ -194,7 +194,15 @@ def list_mean(exposure, values, *, average, zero_division):
 
 @fill(undefined="no item to recommend")
 def novelty_score(
-    y_score, *, item_popularity, item_id=None, qid=None, k=10, ties="average", average=True, zero_division=np.nan
+    y_score,
+    *,
+    item_id=None,
+    qid=None,
+    item_popularity,
+    k=10,
+    ties="average",
+    average=True,
+    zero_division=np.nan,
 ):
     r"""Novelty at k: the mean self-information, :math:`-\log_2 p_i`, of the items in each user's top k.
 
@@ -249,7 +257,15 @@ def novelty_score(
 
 @fill(undefined="no item to recommend")
 def average_popularity_score(
-    y_score, *, item_popularity, item_id=None, qid=None, k=10, ties="average", average=True, zero_division=np.nan
+    y_score,
+    *,
+    item_id=None,
+    qid=None,
+    item_popularity,
+    k=10,
+    ties="average",
+    average=True,
+    zero_division=np.nan,
 ):
     r"""Average recommendation popularity (ARP) at k: the mean popularity of the items in each user's top k.
 
@@ -303,11 +319,11 @@ def average_popularity_score(
 def long_tail_share_score(
     y_score,
     *,
+    item_id=None,
+    qid=None,
     item_popularity=None,
     long_tail=None,
     head_share=0.8,
-    item_id=None,
-    qid=None,
     k=10,
     ties="average",
     average=True,
@@ -449,10 +465,10 @@ def user_coverage(y_score, *, item_id=None, qid=None, k=10, min_items=1, average
 def intra_list_diversity_score(
     y_score,
     *,
-    item_features,
-    metric="cosine",
     item_id=None,
     qid=None,
+    item_features,
+    metric="cosine",
     k=10,
     ties="average",
     average=True,
@@ -589,10 +605,10 @@ def pair_distances(item_features, metric, exposure, first, second):
 def serendipity_score(
     y_score,
     *,
-    y_true,
-    baseline_score,
     item_id=None,
     qid=None,
+    y_true,
+    baseline_score,
     k=10,
     relevance_threshold=1,
     ties="average",
@@ -682,12 +698,12 @@ def labels_at(y_true, exposure, item_id, shape):
 def expected_exposure_loss(
     y_score,
     *,
+    item_id=None,
+    qid=None,
     y_true,
     item_groups=None,
     patience=0.5,
     component="loss",
-    item_id=None,
-    qid=None,
     k=10,
     ties="average",
     average=True,

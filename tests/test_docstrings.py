@@ -50,6 +50,8 @@ def test_options_are_keyword_only(name):
         ["y_true", "y_score"],
         ["y_true", "y_scores"],
         ["item_id", "y_score"],
+        ["y_score"],  # the recommender metrics beyond accuracy (issue #30)
+        ["y_true"],  # sample_candidates
         ["score_func"],
         ["name"],
         ["sizes"],
