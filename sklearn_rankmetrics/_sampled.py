@@ -322,6 +322,7 @@ class Form:
 
     def __init__(self, f, *, kappa=None, graded=False, norm=None):
         self.f, self.kappa, self.graded, self.norm = f, kappa, graded, norm
+        self.key = None  # what fixes f: the metric's name and options, so that its tables can be cached
 
 
 def cutoff_ones(k):
@@ -377,7 +378,11 @@ def forms(name, options):
             discount_of(options.get("discount", "log2"), k), graded=True, norm=lambda *parts: 1.0 / parts[3]
         ),
     }
-    return table[name]() if name in table else None
+    if name not in table:
+        return None
+    form = table[name]()
+    form.key = (name, k, options.get("discount", "log2") if form.graded else None)
+    return form
 
 
 def corrected_metric(name, rows, correction, signature, arguments):
@@ -547,6 +552,26 @@ def hypergeometric(n, m, full):
 
 def log_comb(a, b):
     return gammaln(a + 1) - gammaln(b + 1) - gammaln(np.maximum(a - b, 0) + 1)
+
+
+TABLES = {}
+# Tables kept for the next call: a benchmark of several models on one candidate set meets the same (N, m).
+MAX_TABLES = 4096
+
+
+def cached_table(form, correction, n, m, depth):
+    """:func:`correction_table`, kept per (metric, options, correction, N, m) for the calls that follow."""
+    try:
+        key = (form.key, correction, n, m)
+        hash(key)
+    except TypeError:  # an unhashable discount
+        return correction_table(form, correction, n, m, depth)
+    table = TABLES.get(key)
+    if table is None or len(table) < depth:
+        if len(TABLES) >= MAX_TABLES:
+            TABLES.clear()
+        table = TABLES[key] = correction_table(form, correction, n, m, depth)
+    return table[:depth]
 
 
 def correction_table(form, correction, n, m, depth):
