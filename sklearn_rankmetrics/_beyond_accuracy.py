@@ -966,3 +966,80 @@ def exposure_norms(exposure, system, available, relevant, groups, weights):
     cross = np.bincount(delta_users, weights=recommendable_in(delta_keys) * delta, minlength=n_users)
     ideal = mu0**2 * squares + 2.0 * mu0 * cross + np.bincount(delta_users, weights=delta**2, minlength=n_users)
     return disparity, relevance, ideal
+
+
+# For the registry's records (issue #26): each metric of this module, its options and its peers' names.
+METRIC_RECORDS = {
+    "gini_index": {
+        "canonical": "gini_index",
+        "function": gini_index,
+        "options": {"k": 10, "catalog": None, "ties": "average"},
+        "aliases": ["GiniIndex", "giniindex", "Gini", "gini"],
+        "definition": "Gini coefficient of the items' exposure counts in the users' top k over the catalogue.",
+        "reference": "RecBole GiniIndex; Elliot Gini",
+    },
+    "shannon_entropy": {
+        "canonical": "shannon_entropy",
+        "function": shannon_entropy,
+        "options": {"k": 10, "ties": "average"},
+        "aliases": ["ShannonEntropy", "shannonentropy", "SEntropy", "entropy"],
+        "definition": "Shannon entropy (nats) of the items' shares of all top-k places.",
+        "reference": "RecBole ShannonEntropy; Elliot SEntropy",
+    },
+    "novelty": {
+        "canonical": "novelty",
+        "function": novelty_score,
+        "options": {"k": 10, "ties": "average", "zero_division": float("nan")},
+        "aliases": ["novelty", "Novelty", "EFD", "self-information"],
+        "definition": "Mean over users of the mean -log2 p_i of the top k, p_i the item's share of training users.",
+        "reference": "Zhou et al. 2010, PNAS; Elliot EFD (without its rank discount)",
+    },
+    "arp": {
+        "canonical": "arp",
+        "function": average_popularity_score,
+        "options": {"k": 10, "ties": "average", "zero_division": float("nan")},
+        "aliases": ["ARP", "AveragePopularity", "averagepopularity", "avg_pop"],
+        "definition": "Mean over users of the mean popularity of the items in the top k.",
+        "reference": "Abdollahpouri et al. 2019 (FLAIRS); RecBole AveragePopularity; Elliot ARP",
+    },
+    "aplt": {
+        "canonical": "aplt",
+        "function": long_tail_share_score,
+        "options": {"head_share": 0.8, "k": 10, "ties": "average", "zero_division": float("nan")},
+        "aliases": ["APLT", "aplt", "TailPercentage", "tailpercentage", "long_tail_share"],
+        "definition": "Mean over users of the share of the top k from the long tail (outside the short head).",
+        "reference": "Abdollahpouri et al. 2019 (FLAIRS); Elliot APLT; RecBole TailPercentage",
+    },
+    "user_coverage": {
+        "canonical": "user_coverage",
+        "function": user_coverage,
+        "options": {"k": 10, "min_items": 1},
+        "aliases": ["UserCoverage", "UserCoverageAtN", "user_coverage"],
+        "definition": "Share of users whose top k shows at least min_items items.",
+        "reference": "Elliot UserCoverage, UserCoverageAtN",
+    },
+    "ild": {
+        "canonical": "ild",
+        "function": intra_list_diversity_score,
+        "options": {"metric": "cosine", "k": 10, "ties": "average", "zero_division": float("nan")},
+        "aliases": ["ILD", "intra_list_diversity", "diversity"],
+        "definition": "Mean over users of the mean pairwise distance between the items of the top k.",
+        "reference": "Ziegler et al. 2005 (WWW); Vargas & Castells 2011 (RecSys)",
+    },
+    "serendipity": {
+        "canonical": "serendipity",
+        "function": serendipity_score,
+        "options": {"k": 10, "relevance_threshold": 1, "ties": "average", "zero_division": float("nan")},
+        "aliases": ["serendipity", "Serendipity", "SRDP"],
+        "definition": "Mean over users of the share of the top k that is relevant and not in a baseline's top k.",
+        "reference": "Ge et al. 2010 (RecSys); Kaminskas & Bridge 2016 (TiiS)",
+    },
+    "expected_exposure": {
+        "canonical": "expected_exposure",
+        "function": expected_exposure_loss,
+        "options": {"item_groups": None, "patience": 0.5, "component": "loss", "k": 10, "ties": "average"},
+        "aliases": ["EE-L", "EE-D", "EE-R", "expected_exposure", "ee_loss"],
+        "definition": "||e - e*||^2 of the items' (or groups') expected exposure e against equal exposure per grade.",
+        "reference": "Diaz et al. 2020, Evaluating Stochastic Rankings with Expected Exposure (CIKM)",
+    },
+}

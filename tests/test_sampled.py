@@ -104,7 +104,7 @@ def test_candidates_restrict_the_ranking_as_minus_inf_does(metric):
     np.testing.assert_array_equal(ours, expected)
 
 
-def direct_table(f, n, m, correction, gamma=0.1):
+def direct_table(f, n, m, correction, gamma=0.01):
     """The corrected table M^(x~) from its definition, with scipy's hypergeometric law and the full system."""
     full = np.arange(n + 1)
     law = hypergeom.pmf(np.arange(m + 1)[None, :], n, full[:, None], m)  # A[x, x~]
@@ -181,7 +181,7 @@ def test_tied_candidates_average_the_estimator_over_every_ordering(metric, seed)
 
 def test_corrected_values_are_close_to_the_full_ones_where_the_naive_ones_are_far():
     rng = np.random.default_rng(5)
-    n_users, n_items = 600, 400
+    n_users, n_items = 2000, 500
     affinity = rng.normal(size=(n_users, 4)) @ rng.normal(size=(n_items, 4)).T + np.linspace(1.5, -1.5, n_items)
     seen = rng.random(affinity.shape) < 0.1
     y_true = np.zeros(affinity.shape)
@@ -189,7 +189,7 @@ def test_corrected_values_are_close_to_the_full_ones_where_the_naive_ones_are_fa
         weights = np.where(seen[user], 0, np.exp(affinity[user]))
         y_true[user, rng.choice(n_items, p=weights / weights.sum())] = 1
     scores = np.where(seen, -np.inf, affinity + rng.normal(0, 1, affinity.shape))
-    candidates = sample_candidates(y_true, n_negatives=50, exclude=seen, random_state=0)
+    candidates = sample_candidates(y_true, n_negatives=100, exclude=seen, random_state=0)
     for metric in (recall_at_k_score, ndcg_score):
         full = metric(y_true, scores, k=10)
         naive = metric(y_true, scores, k=10, candidates=candidates)
