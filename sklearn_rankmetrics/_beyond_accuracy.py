@@ -850,6 +850,8 @@ class Availability:
                 users, items = labels.row, labels.col
             else:
                 labels = np.asarray(y_true, dtype=np.float64)
+                if labels.shape == tuple(self.shape):
+                    check_labels(labels)
                 users, items = np.nonzero(labels > 0) if labels.shape == tuple(self.shape) else ([], [])
                 data = labels[users, items] if labels.shape == tuple(self.shape) else labels.ravel()
             if labels.shape != tuple(self.shape):

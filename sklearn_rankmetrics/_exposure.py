@@ -185,7 +185,7 @@ def pair_entries(item_id, y_score, qid, catalog, who):
     scores = as_float_array(y_score, "y_score")
     users = np.zeros(len(items), dtype=np.intp) if qid is None else query_id_array(qid)
     if qid is not None:
-        check_no_missing(users, "qid", what="user")
+        check_no_missing(users, "qid")
     lengths = {"item_id": len(items), "y_score": len(scores), "qid": None if qid is None else len(users)}
     if len({length for length in lengths.values() if length is not None}) > 1:
         described = ", ".join(f"{name} has {length}" for name, length in lengths.items() if length is not None)

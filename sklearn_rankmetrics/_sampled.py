@@ -47,6 +47,7 @@ from ._validation import (
     check_option,
     check_real,
     check_sample_weight,
+    check_scores,
     check_zero_division,
     plain,
 )
@@ -268,9 +269,12 @@ class CandidateRows:
         labels = label_matrix(self.y_true, "y_true")
         if labels.shape != shape:
             raise ValueError(f"y_true and y_score must have the same shape; got {labels.shape} and {shape}.")
-        self.labels = np.asarray(labels[self.users, self.items], dtype=np.float64).reshape(-1)
+        self.labels = (
+            np.asarray(labels[self.users, self.items], dtype=np.float64).reshape(-1) if len(self.users) else np.zeros(0)
+        )
         self.n_users, self.full_scores, self.all_labels = shape[0], scores, labels
         self.shape = shape
+        check_scores(self.scores, minus_inf="an item not to recommend (already seen)")
 
     def init_rows(self, candidates):
         scores = as_float_array(self.y_score, "y_score")
@@ -285,6 +289,7 @@ class CandidateRows:
         self.row_codes = codes
         self.users, self.items = codes[mask], np.flatnonzero(mask)
         self.scores, self.labels = scores[mask], labels[mask]
+        check_scores(self.scores, minus_inf="an item not to recommend (already seen)")
         self.n_users, self.full_scores, self.all_labels, self.shape = int(codes.max()) + 1, scores, labels, None
         self.mask = mask
 
