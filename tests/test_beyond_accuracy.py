@@ -157,8 +157,9 @@ def test_intra_list_diversity_matches_sklearn_on_every_list(metric_name, k, ties
     expected = naive_per_user(scores, k, ties, ild)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        ours = intra_list_diversity_score(scores, item_features=features, metric=metric_name, k=k, ties=ties,
-                                          average=False)  # fmt: skip
+        ours = intra_list_diversity_score(
+            scores, item_features=features, metric=metric_name, k=k, ties=ties, average=False
+        )
     np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-12)
 
 
@@ -198,8 +199,9 @@ def test_serendipity_matches_a_naive_loop_over_both_rankings(k, ties, seed):
         expected.append(np.mean(values) if values else np.nan)
     ours = serendipity_score(scores, y_true=y_true, baseline_score=baseline, k=k, ties=ties, average=False)
     np.testing.assert_allclose(ours, expected, rtol=1e-12)
-    sparse_labels = serendipity_score(scores, y_true=sp.csr_array(y_true), baseline_score=baseline, k=k, ties=ties,
-                                      average=False)  # fmt: skip
+    sparse_labels = serendipity_score(
+        scores, y_true=sp.csr_array(y_true), baseline_score=baseline, k=k, ties=ties, average=False
+    )
     np.testing.assert_allclose(sparse_labels, expected, rtol=1e-12)
 
 
@@ -216,8 +218,9 @@ def test_expected_exposure_matches_enumeration(k, grouped, seed):
     for column, component in enumerate(["loss", "disparity", "relevance"]):
         ours = expected_exposure_loss(scores, y_true=y_true, k=k, component=component, average=False, **options)
         np.testing.assert_allclose(ours, expected[:, column], rtol=1e-10, atol=1e-14, err_msg=component)
-    sparse_scores = expected_exposure_loss(sp.csr_array(np.where(scores > -np.inf, scores + 1, 0)), y_true=y_true,
-                                           k=k, average=False, **options)  # fmt: skip
+    sparse_scores = expected_exposure_loss(
+        sp.csr_array(np.where(scores > -np.inf, scores + 1, 0)), y_true=y_true, k=k, average=False, **options
+    )
     np.testing.assert_allclose(sparse_scores, expected[:, 0], rtol=1e-10, atol=1e-14)
 
 
@@ -280,11 +283,14 @@ def test_the_pairs_layout_equals_the_matrix(k):
         (average_popularity_score, {"item_popularity": popularity}, {"item_popularity": popularity}),
         (long_tail_share_score, {"item_popularity": popularity * 10}, {"item_popularity": popularity * 10}),
         (intra_list_diversity_score, {"item_features": features}, {"item_features": features}),
-        (serendipity_score, {"y_true": y_true, "baseline_score": baseline},
-         {"y_true": y_true.ravel()[rows], "baseline_score": baseline.ravel()[rows]}),
+        (
+            serendipity_score,
+            {"y_true": y_true, "baseline_score": baseline},
+            {"y_true": y_true.ravel()[rows], "baseline_score": baseline.ravel()[rows]},
+        ),
         (expected_exposure_loss, {"y_true": y_true}, {"y_true": y_true.ravel()[rows]}),
         (user_coverage, {}, {}),
-    ]  # fmt: skip
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         for metric, matrix_options, pair_options in calls:

@@ -40,7 +40,7 @@ def leave_one_out(seed, n_users=40, n_items=60, n_relevant=1):
 
 
 def test_candidates_hold_every_relevant_item_and_n_negatives_outside_exclude():
-    y_true, scores, seen = leave_one_out(0, n_relevant=2)
+    y_true, _scores, seen = leave_one_out(0, n_relevant=2)
     candidates = sample_candidates(y_true, n_negatives=10, exclude=seen, random_state=0)
     assert candidates.dtype == bool and candidates.shape == y_true.shape
     np.testing.assert_array_equal(candidates.sum(axis=1), 12)
@@ -66,7 +66,7 @@ def test_uniform_draws_are_uniform_and_popularity_draws_follow_the_weights():
 
 
 def test_candidate_errors():
-    y_true, scores, seen = leave_one_out(1)
+    y_true, scores, _seen = leave_one_out(1)
     with pytest.raises(ValueError, match="strategy must be one of 'uniform', 'popularity'"):
         sample_candidates(y_true, strategy="random")
     with pytest.raises(ValueError, match="n_negatives must be an integer >= 0"):
@@ -99,8 +99,9 @@ def test_candidates_restrict_the_ranking_as_minus_inf_does(metric):
     np.testing.assert_array_equal(metric(labels, unread, candidates=candidates, average=False, **options), expected)
     # The 1-D layout: one bool per row.
     qid = np.repeat(np.arange(labels.shape[0]), labels.shape[1])
-    ours = metric(labels.ravel(), scores.ravel(), qid=qid, candidates=candidates.toarray().ravel(), average=False,
-                  **options)  # fmt: skip
+    ours = metric(
+        labels.ravel(), scores.ravel(), qid=qid, candidates=candidates.toarray().ravel(), average=False, **options
+    )
     np.testing.assert_array_equal(ours, expected)
 
 
@@ -144,11 +145,17 @@ def test_corrected_estimate_is_the_table_of_its_definition(correction, metric):
 @pytest.mark.parametrize("correction", ["bv", "cls"])
 @pytest.mark.parametrize(
     "metric",
-    [ndcg_score, recall_at_k_score, precision_at_k_score, hit_rate_score, mean_average_precision_score,
-     mean_reciprocal_rank_score],
-)  # fmt: skip
+    [
+        ndcg_score,
+        recall_at_k_score,
+        precision_at_k_score,
+        hit_rate_score,
+        mean_average_precision_score,
+        mean_reciprocal_rank_score,
+    ],
+)
 def test_with_every_item_a_candidate_the_correction_is_the_full_metric(correction, metric):
-    y_true, scores, seen = leave_one_out(4, n_relevant=3)
+    y_true, scores, _seen = leave_one_out(4, n_relevant=3)
     everything = sp.csr_array(scores > -np.inf)
     expected = metric(y_true, scores, k=10, average=False)
     ours = metric(y_true, scores, k=10, candidates=everything, sampled_correction=correction, average=False)
@@ -174,8 +181,17 @@ def test_tied_candidates_average_the_estimator_over_every_ordering(metric, seed)
             broken = scores[user].copy()
             broken[order] = np.arange(len(order), 0, -1) + 100.0  # the ordering, above every other score
             row = np.where(candidates[user], broken, scores[user] - 100.0)
-            values.append(metric(y_true[user : user + 1], row[None, :], k=3, candidates=candidates[user : user + 1],
-                                 sampled_correction="bv", ties="stable", average=False)[0])  # fmt: skip
+            values.append(
+                metric(
+                    y_true[user : user + 1],
+                    row[None, :],
+                    k=3,
+                    candidates=candidates[user : user + 1],
+                    sampled_correction="bv",
+                    ties="stable",
+                    average=False,
+                )[0]
+            )
         assert ours[user] == pytest.approx(np.mean(values), rel=1e-9, abs=1e-12), user
 
 
@@ -203,11 +219,13 @@ def test_users_without_a_relevant_item_take_zero_division():
     labels = y_true.toarray()
     labels[:5] = 0
     candidates = sample_candidates(labels, n_negatives=10, exclude=seen, random_state=0)
-    values = recall_at_k_score(labels, scores, k=5, candidates=candidates, sampled_correction="bv", average=False,
-                               zero_division=np.nan)  # fmt: skip
+    values = recall_at_k_score(
+        labels, scores, k=5, candidates=candidates, sampled_correction="bv", average=False, zero_division=np.nan
+    )
     assert np.isnan(values[:5]).all() and not np.isnan(values[5:]).any()
     with warnings.catch_warnings():
         warnings.simplefilter("error", UndefinedMetricWarning)
-        mean = recall_at_k_score(labels, scores, k=5, candidates=candidates, sampled_correction="bv",
-                                 zero_division=np.nan)  # fmt: skip
+        mean = recall_at_k_score(
+            labels, scores, k=5, candidates=candidates, sampled_correction="bv", zero_division=np.nan
+        )
     assert mean == pytest.approx(np.mean(values[5:]), rel=1e-12)
