@@ -1,14 +1,27 @@
-"""Recommender evaluation at 10,000 users x 1,000 items (10M scores): catalogue coverage and a report.
+"""Recommender evaluation: catalogue coverage, the metrics beyond accuracy, and sampled evaluation.
 
-    python benchmarks/bench_recommenders.py
+    python benchmarks/bench_recommenders.py [coverage] [beyond] [sampled]
+
+coverage (10,000 users x 1,000 items, 10M scores):
 
 catalog_coverage on the users x items score matrix (dense, and sparse with 10M stored entries) against
 the same scores unfolded into 10M (user, item) pairs, and against plain numpy on tie-free scores (the
 items of each row's np.argpartition top k); beside them, the time of a four-metric ranking_report on
 the same matrix, which coverage should not dwarf (issue #25). Medians of 3 runs.
+
+beyond (10,000 users x 5,000 items, 50M scores, issue #30): each metric beyond accuracy at k=10 on the
+dense matrix; the target is about a second each. One run each.
+
+sampled (issue #30): on generated implicit feedback (leave one out: one held-out item per user), six
+models of graded quality are scored on 100 sampled negatives per user, ten draws of the candidates;
+for Recall@10 and NDCG@10 it prints the full-catalogue value of each model, the naive sampled value
+and the two corrected estimates (mean over draws, and the largest error over models and draws), and
+how often each keeps the full ranking's order of the models.
 """
 
+import sys
 import time
+from itertools import combinations
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,7 +48,7 @@ def numpy_coverage(scores, k):
     return np.unique(shown).size / scores.shape[1]
 
 
-def main():
+def coverage():
     rng = np.random.default_rng(0)
     popularity = np.linspace(3, -3, N_ITEMS)  # a long tail: not every item reaches a top 10
     scores = rng.normal(size=(N_USERS, N_ITEMS)) + popularity
@@ -64,5 +77,102 @@ def main():
     print(f"  ranking_report, {len(metrics)} metrics: {report_time:6.3f} s   (coverage takes {share:.2f}x its time)")
 
 
+def beyond():
+    n_users, n_items = 10_000, 5_000
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(n_users, n_items)) + np.linspace(3, -3, n_items)
+    scores[rng.random(scores.shape) < 0.05] = -np.inf
+    share = rng.uniform(0.001, 1, n_items)
+    interactions = rng.integers(1, 1000, n_items)
+    features = rng.normal(size=(n_items, 32))
+    held_out = sp.csr_array(rng.random(scores.shape) < 0.01)
+    popular = np.where(scores > -np.inf, np.linspace(3, -3, n_items), -np.inf)
+    groups = rng.integers(0, 10, n_items)
+    print(f"{n_users} users x {n_items} items, k={K}, dense scores (5% -inf); one run each")
+    calls = [
+        ("gini_index", rm.gini_index, {}),
+        ("shannon_entropy", rm.shannon_entropy, {}),
+        ("novelty_score", rm.novelty_score, {"item_popularity": share}),
+        ("average_popularity_score", rm.average_popularity_score, {"item_popularity": interactions}),
+        ("long_tail_share_score", rm.long_tail_share_score, {"item_popularity": interactions}),
+        ("user_coverage", rm.user_coverage, {}),
+        ("intra_list_diversity_score (32 features)", rm.intra_list_diversity_score, {"item_features": features}),
+        ("serendipity_score", rm.serendipity_score, {"y_true": held_out, "baseline_score": popular}),
+        ("expected_exposure_loss", rm.expected_exposure_loss, {"y_true": held_out}),
+        ("expected_exposure_loss (10 groups)", rm.expected_exposure_loss, {"y_true": held_out, "item_groups": groups}),
+    ]
+    for name, function, options in calls:
+        value, seconds = timed(function, scores, k=K, repeat=1, **options)
+        print(f"  {name:<42} {seconds:6.2f} s   {value:.4f}")
+
+
+def leave_one_out(n_users, n_items, seed):
+    """Latent-factor affinities with a popularity tail, seen items, and one held-out item per user."""
+    rng = np.random.default_rng(seed)
+    affinity = rng.normal(size=(n_users, 8)) @ rng.normal(size=(n_items, 8)).T / np.sqrt(8)
+    affinity += np.linspace(2, -2, n_items)
+    seen = rng.random(affinity.shape) < 1 / (1 + np.exp(5 - affinity))
+    weights = np.where(seen, 0.0, np.exp(2 * affinity))
+    cumulative = np.cumsum(weights, axis=1)
+    draws = rng.random(n_users) * cumulative[:, -1]
+    held_out = np.zeros(affinity.shape)
+    held_out[np.arange(n_users), (cumulative < draws[:, None]).sum(axis=1)] = 1.0
+    return affinity, seen, sp.csr_array(held_out)
+
+
+def sampled(n_draws=10, n_negatives=100):
+    n_users, n_items = 3_000, 2_000
+    affinity, seen, held_out = leave_one_out(n_users, n_items, seed=0)
+    rng = np.random.default_rng(1)
+    popularity = np.linspace(2, -2, n_items)
+    models = {f"noise {noise}": affinity + rng.normal(0, noise, affinity.shape) for noise in (0.6, 0.9, 1.3, 1.8, 2.5)}
+    models["popularity"] = np.broadcast_to(popularity, affinity.shape) + rng.normal(0, 0.01, affinity.shape)
+    models = {name: np.where(seen, -np.inf, scores) for name, scores in models.items()}
+    print(
+        f"{n_users} users x {n_items} items, one held-out item per user, {n_negatives} sampled negatives, "
+        f"{n_draws} draws of the candidates"
+    )
+    draws = [
+        rm.sample_candidates(held_out, n_negatives=n_negatives, exclude=sp.csr_array(seen), random_state=draw)
+        for draw in range(n_draws)
+    ]
+    for label, metric in [("Recall@10", rm.recall_at_k_score), ("NDCG@10", rm.ndcg_score)]:
+        full = {name: metric(held_out, scores, k=K) for name, scores in models.items()}
+        estimates = {method: {name: [] for name in models} for method in ("naive", "bv", "cls")}
+        start = time.perf_counter()
+        for candidates in draws:
+            for name, scores in models.items():
+                for method in estimates:
+                    correction = None if method == "naive" else method
+                    value = metric(held_out, scores, k=K, candidates=candidates, sampled_correction=correction)
+                    estimates[method][name].append(value)
+        seconds = time.perf_counter() - start
+        print(f"\n{label} ({seconds:.1f} s for {n_draws} draws x {len(models)} models x 3 estimates)")
+        print(f"  {'model':<12} {'full':>8} {'naive':>8} {'bv':>8} {'cls':>8}")
+        for name in models:
+            means = [np.mean(estimates[method][name]) for method in estimates]
+            print(f"  {name:<12} {full[name]:8.4f} " + " ".join(f"{mean:8.4f}" for mean in means))
+        order = sorted(models, key=full.get)
+        for method, values in estimates.items():
+            errors = [abs(value - full[name]) for name in models for value in values[name]]
+            kept = np.mean(
+                [sorted(models, key=lambda name, draw=draw: values[name][draw]) == order for draw in range(n_draws)]
+            )
+            pairs = np.mean(
+                [
+                    (values[a][draw] - values[b][draw]) * (full[a] - full[b]) > 0
+                    for draw in range(n_draws)
+                    for a, b in combinations(models, 2)
+                ]
+            )
+            print(
+                f"  {method:<6} mean |error| {np.mean(errors):.4f}, largest {np.max(errors):.4f}; "
+                f"model order kept in {kept:.0%} of the draws, pairs of models in the full order {pairs:.0%}"
+            )
+
+
+SECTIONS = {"coverage": coverage, "beyond": beyond, "sampled": sampled}
+
 if __name__ == "__main__":
-    main()
+    for section in sys.argv[1:] or SECTIONS:
+        SECTIONS[section]()

@@ -1,76 +1,66 @@
-"""Grouped ranking metrics and scorers for scikit-learn model selection."""
+"""Grouped ranking metrics and scorers for scikit-learn model selection.
 
-from .datasets import load_lambdarank, load_svmlight_ranking, make_ranking, qid_from_sizes
-from .metrics import (
-    MetricInfo,
-    RankingCurveDisplay,
-    alpha_ndcg_score,
-    bpref_score,
-    catalog_coverage,
-    cumulative_gain_score,
-    dcg_score,
-    expected_reciprocal_rank_score,
-    f1_at_k_score,
-    hit_rate_score,
-    intent_aware_err_score,
-    interpolated_precision_score,
-    mean_average_precision_score,
-    mean_reciprocal_rank_score,
-    metric_info,
-    ndcg_score,
-    precision_at_k_score,
-    r_precision_score,
-    rank_biased_precision_score,
-    ranking_report,
-    recall_at_k_score,
-    subtopic_recall_score,
-)
-from .model_selection import (
-    GroupedRanker,
-    QueryGroupWarning,
-    get_ranking_scorer,
-    get_ranking_scorer_names,
-    make_ranking_scorer,
-    permutation_importance,
-)
-from .stats import QueryComparisonDisplay, RankingComparison, compare_rankings
+Every public name is importable from here; each lives in the subpackage of its
+layer (:mod:`.metrics`, :mod:`.model_selection`, :mod:`.stats`, :mod:`.datasets`)
+and is imported on first use.
+"""
+
+from ._core._lazy import lazy_exports
 
 __version__ = "0.1.0.dev0"
 
-__all__ = [
-    "GroupedRanker",
-    "MetricInfo",
-    "QueryComparisonDisplay",
-    "QueryGroupWarning",
-    "RankingComparison",
-    "RankingCurveDisplay",
-    "alpha_ndcg_score",
-    "bpref_score",
-    "catalog_coverage",
-    "compare_rankings",
-    "cumulative_gain_score",
-    "dcg_score",
-    "expected_reciprocal_rank_score",
-    "f1_at_k_score",
-    "get_ranking_scorer",
-    "get_ranking_scorer_names",
-    "hit_rate_score",
-    "intent_aware_err_score",
-    "interpolated_precision_score",
-    "load_lambdarank",
-    "load_svmlight_ranking",
-    "make_ranking",
-    "make_ranking_scorer",
-    "mean_average_precision_score",
-    "mean_reciprocal_rank_score",
-    "metric_info",
-    "ndcg_score",
-    "permutation_importance",
-    "precision_at_k_score",
-    "qid_from_sizes",
-    "r_precision_score",
-    "rank_biased_precision_score",
-    "ranking_report",
-    "recall_at_k_score",
-    "subtopic_recall_score",
-]
+_EXPORTS = {
+    ".metrics": (
+        "MetricInfo",
+        "RankingCurveDisplay",
+        "alpha_ndcg_score",
+        "average_popularity_score",
+        "bpref_score",
+        "catalog_coverage",
+        "cumulative_gain_score",
+        "dcg_score",
+        "expected_exposure_loss",
+        "expected_reciprocal_rank_score",
+        "f1_at_k_score",
+        "gini_index",
+        "hit_rate_score",
+        "intent_aware_err_score",
+        "interpolated_precision_score",
+        "intra_list_diversity_score",
+        "long_tail_share_score",
+        "mean_average_precision_score",
+        "mean_reciprocal_rank_score",
+        "metric_info",
+        "ndcg_score",
+        "novelty_score",
+        "precision_at_k_score",
+        "r_precision_score",
+        "rank_biased_precision_score",
+        "ranking_report",
+        "recall_at_k_score",
+        "sample_candidates",
+        "serendipity_score",
+        "shannon_entropy",
+        "subtopic_recall_score",
+        "user_coverage",
+    ),
+    ".model_selection": (
+        "GroupedRanker",
+        "QueryGroupWarning",
+        "get_ranking_scorer",
+        "get_ranking_scorer_names",
+        "make_ranking_scorer",
+        "permutation_importance",
+    ),
+    ".stats": ("QueryComparisonDisplay", "RankingComparison", "compare_rankings"),
+    ".datasets": ("load_lambdarank", "load_svmlight_ranking", "make_ranking", "qid_from_sizes"),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    _EXPORTS,
+    globals(),
+    submodules=("dask", "datasets", "metrics", "model_selection", "stats", "trec", "trec_eval"),
+)
+del lazy_exports

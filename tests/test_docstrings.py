@@ -1,5 +1,6 @@
 """Every public docstring follows numpydoc, and the public API is exactly __all__."""
 
+import importlib
 import inspect
 
 import pytest
@@ -32,13 +33,14 @@ def test_numpydoc(name):
     assert not errors, errors
 
 
-def test_all_is_exactly_the_public_names():
+@pytest.mark.parametrize("package", ["", ".metrics", ".model_selection", ".stats"])
+def test_all_is_exactly_the_public_names(package):
+    package = importlib.import_module(f"sklearn_rankmetrics{package}")
     public = {
-        name
-        for name, value in vars(sklearn_rankmetrics).items()
-        if not name.startswith("_") and not inspect.ismodule(value)
+        name for name in dir(package) if not name.startswith("_") and not inspect.ismodule(getattr(package, name))
     }
-    assert public == set(sklearn_rankmetrics.__all__)
+    assert public == set(package.__all__)
+    assert all(getattr(sklearn_rankmetrics, name) is getattr(package, name) for name in package.__all__)
 
 
 @pytest.mark.parametrize("name", [n for n in PUBLIC if inspect.isfunction(getattr(sklearn_rankmetrics, n))])
@@ -50,6 +52,8 @@ def test_options_are_keyword_only(name):
         ["y_true", "y_score"],
         ["y_true", "y_scores"],
         ["item_id", "y_score"],
+        ["y_score"],  # the recommender metrics beyond accuracy (issue #30)
+        ["y_true"],  # sample_candidates
         ["score_func"],
         ["name"],
         ["sizes"],

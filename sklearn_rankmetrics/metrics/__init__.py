@@ -3,47 +3,42 @@
 Every ``*_score`` function takes one label and one score per document and the
 query of each row (``qid``), ranks all queries with one sort and reduces each
 query's segment of rows; :func:`metric_info` describes any metric by any name a
-peer tool gives it.
+peer tool gives it. The recommender metrics beyond accuracy take a users x
+items score matrix.
 """
 
-from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
-from ._coverage import catalog_coverage
-from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
-from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
-from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
-from ._plot import RankingCurveDisplay
-from ._precision import (
-    f1_at_k_score,
-    hit_rate_score,
-    mean_average_precision_score,
-    precision_at_k_score,
-    r_precision_score,
-    recall_at_k_score,
-)
-from ._registry import MetricInfo, metric_info
-from ._report import ranking_report
+from .._core._lazy import lazy_exports
 
-__all__ = [
-    "MetricInfo",
-    "RankingCurveDisplay",
-    "alpha_ndcg_score",
-    "bpref_score",
-    "catalog_coverage",
-    "cumulative_gain_score",
-    "dcg_score",
-    "expected_reciprocal_rank_score",
-    "f1_at_k_score",
-    "hit_rate_score",
-    "intent_aware_err_score",
-    "interpolated_precision_score",
-    "mean_average_precision_score",
-    "mean_reciprocal_rank_score",
-    "metric_info",
-    "ndcg_score",
-    "precision_at_k_score",
-    "r_precision_score",
-    "rank_biased_precision_score",
-    "ranking_report",
-    "recall_at_k_score",
-    "subtopic_recall_score",
-]
+_EXPORTS = {
+    "._dcg": ("cumulative_gain_score", "dcg_score", "ndcg_score"),
+    "._precision": (
+        "f1_at_k_score",
+        "hit_rate_score",
+        "mean_average_precision_score",
+        "precision_at_k_score",
+        "r_precision_score",
+        "recall_at_k_score",
+    ),
+    "._cascade": ("expected_reciprocal_rank_score", "mean_reciprocal_rank_score"),
+    "._ir_measures": ("bpref_score", "interpolated_precision_score", "rank_biased_precision_score"),
+    "._diversity": ("alpha_ndcg_score", "intent_aware_err_score", "subtopic_recall_score"),
+    "._coverage": ("catalog_coverage",),
+    "._popularity": (
+        "average_popularity_score",
+        "gini_index",
+        "long_tail_share_score",
+        "novelty_score",
+        "shannon_entropy",
+        "user_coverage",
+    ),
+    "._list_diversity": ("intra_list_diversity_score", "serendipity_score"),
+    "._fairness": ("expected_exposure_loss",),
+    "._sampled": ("sample_candidates",),
+    "._registry": ("MetricInfo", "metric_info"),
+    "._report": ("ranking_report",),
+    "._plot": ("RankingCurveDisplay",),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+del lazy_exports

@@ -14,6 +14,7 @@ from .._core._numpy_ops import segment_accumulate, segment_rows
 from .._core._validation import check_real
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._precision import relevance
+from ._sampled import accepts_candidates
 from ._tie_expectations import tied_reciprocal_stops
 
 
@@ -160,6 +161,7 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_
     return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def mean_reciprocal_rank_score(
@@ -231,6 +233,7 @@ def mean_reciprocal_rank_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def expected_reciprocal_rank_score(

@@ -8,6 +8,7 @@ from .._core._inputs import evaluate
 from .._core._numpy_ops import NUMPY
 from .._core._ranking import ratio
 from .._core._validation import check_k, check_option
+from ._sampled import accepts_candidates
 
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")
@@ -168,6 +169,7 @@ def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):
     return _dcg(ranking, k=k, gain=gain, discount=discount, normalize=True)
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def cumulative_gain_score(
@@ -231,6 +233,7 @@ def cumulative_gain_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def dcg_score(
@@ -299,6 +302,7 @@ def dcg_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def ndcg_score(

@@ -14,6 +14,7 @@ from .._core._ranking import judged_in_rank_order, ratio
 from .._core._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
 from ._dcg import _dcg
 from ._precision import RelevantRows, relevance
+from ._sampled import accepts_candidates
 from ._tie_expectations import cutoff_probabilities
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
@@ -140,6 +141,7 @@ def check_recall_levels(recall_levels):
     return levels
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def bpref_score(
@@ -220,6 +222,7 @@ def bpref_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def rank_biased_precision_score(

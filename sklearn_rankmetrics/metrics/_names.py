@@ -19,6 +19,8 @@ def aliases():
     """Every alias of the records, lowercased, and the scorer name it stands for; trec_eval's bases with a cutoff."""
     found, trec = {}, {}
     for record in REGISTRY.values():
+        if record.family == "recommender":  # no scorer names: metric_info finds them by name
+            continue
         for tool, spellings in record.spellings.items():
             for spelling in spellings:
                 base = spelling.lower().removesuffix("-")

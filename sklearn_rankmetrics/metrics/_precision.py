@@ -9,6 +9,7 @@ from .._core._inputs import evaluate
 from .._core._ranking import ratio
 from .._core._validation import check_k, check_option, check_real
 from ._dcg import rank_weights
+from ._sampled import accepts_candidates
 
 DENOMINATORS = ("relevant", "capped")
 
@@ -194,6 +195,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     return ratio(sums, capped(n_relevant, normalizer_k, denominator, xp), ranking.ops)
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def precision_at_k_score(
@@ -262,6 +264,7 @@ def precision_at_k_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def recall_at_k_score(
@@ -356,6 +359,7 @@ def recall_at_k_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def r_precision_score(
@@ -420,6 +424,7 @@ def r_precision_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def mean_average_precision_score(
@@ -502,6 +507,7 @@ def mean_average_precision_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def hit_rate_score(
@@ -568,6 +574,7 @@ def hit_rate_score(
     )
 
 
+@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def f1_at_k_score(

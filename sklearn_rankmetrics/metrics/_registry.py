@@ -20,7 +20,17 @@ from ._cascade import (
 )
 from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
+from ._fairness import expected_exposure_loss
 from ._ir_measures import _bpref, _rank_biased_precision, bpref_score, rank_biased_precision_score
+from ._list_diversity import intra_list_diversity_score, serendipity_score
+from ._popularity import (
+    average_popularity_score,
+    gini_index,
+    long_tail_share_score,
+    novelty_score,
+    shannon_entropy,
+    user_coverage,
+)
 from ._precision import (
     _average_precision,
     _f1,
@@ -37,7 +47,7 @@ from ._precision import (
 )
 
 # The peer tools whose spellings and conventions the records know, in the docs' order.
-TOOLS = ("trec_eval", "ir_measures", "ranx", "lightgbm", "xgboost", "torchmetrics", "ndeval")
+TOOLS = ("trec_eval", "ir_measures", "ranx", "lightgbm", "xgboost", "torchmetrics", "ndeval", "recbole", "elliot")
 
 # A cutoff in a spelling: "@k" (ir_measures, ranx, the boosters), "_k" or ".k" (trec_eval).
 CUTOFF_MARKS = ("@k", "_k", ".k")
@@ -91,8 +101,10 @@ class MetricInfo(Mapping):
         The aliases grouped by tool.
     variants : mapping, default={}
         Names that also set options (``"ndcg_exp"``: ``gain="exponential"``).
-    judgements : {"labels", "subtopics"}, default="labels"
-        One label per document, or one column per subtopic (the diversity metrics).
+    family : {"ranking", "diversity", "recommender"}, default="ranking"
+        ``"ranking"``: one label per document, with scorer names and a place in :func:`ranking_report`;
+        ``"diversity"``: one column per subtopic, with scorer names; ``"recommender"``: a users x items
+        score matrix (the lists), a function only.
     kernel : callable or None, default=None
         The per-query kernel that shares one ranking with the other metrics (not a key of the record).
 
@@ -119,7 +131,7 @@ class MetricInfo(Mapping):
     conventions: Mapping = field(default_factory=dict)
     spellings: Mapping = field(default_factory=dict)
     variants: Mapping = field(default_factory=dict)
-    judgements: str = "labels"
+    family: str = "ranking"
     kernel: object = field(default=None, repr=False)
 
     def __getitem__(self, key):
@@ -360,7 +372,7 @@ REGISTRY = {
             reference="Clarke et al., SIGIR 2008; NIST ndeval's alpha-nDCG",
             spellings={"ir_measures": ("alpha_nDCG", "alpha_nDCG@k"), "ndeval": ("alpha-nDCG@k",)},
             conventions={"ndeval": {"note": "the defaults, on binary judgements and tie-free scores"}},
-            judgements="subtopics",
+            family="diversity",
         ),
         register(
             "err_ia",
@@ -371,7 +383,7 @@ REGISTRY = {
             reference="Chapelle et al., Information Retrieval 2011",
             spellings={},
             conventions={"ndeval": {"note": "ndeval's ERR-IA is alpha-decayed and normalised: another quantity"}},
-            judgements="subtopics",
+            family="diversity",
         ),
         register(
             "s_recall",
@@ -381,23 +393,113 @@ REGISTRY = {
             reference="Zhai et al., SIGIR 2003; NIST ndeval's strec",
             spellings={"ir_measures": ("StRecall", "StRecall@k"), "ndeval": ("strec@k",)},
             conventions={"ndeval": {"note": "the defaults, on binary judgements and tie-free scores"}},
-            judgements="subtopics",
+            family="diversity",
+        ),
+        register(
+            "gini_index",
+            gini_index,
+            None,
+            definition="Gini coefficient of the items' exposure counts in the users' top k over the catalogue.",
+            reference="RecBole's GiniIndex; Elliot's Gini",
+            spellings={"recbole": ("GiniIndex",), "elliot": ("Gini",)},
+            family="recommender",
+        ),
+        register(
+            "shannon_entropy",
+            shannon_entropy,
+            None,
+            definition="Shannon entropy (nats) of the items' shares of all top-k places.",
+            reference="RecBole's ShannonEntropy; Elliot's SEntropy",
+            spellings={"recbole": ("ShannonEntropy",), "elliot": ("SEntropy",)},
+            family="recommender",
+        ),
+        register(
+            "novelty",
+            novelty_score,
+            None,
+            definition="Mean over users of the mean -log2 p_i of the top k, p_i the item's share of training users.",
+            reference="Zhou et al., PNAS 2010; Elliot's EFD without its rank discount",
+            spellings={"common": ("self-information",)},
+            family="recommender",
+        ),
+        register(
+            "arp",
+            average_popularity_score,
+            None,
+            definition="Mean over users of the mean popularity of the items in the top k.",
+            reference="Abdollahpouri et al., FLAIRS 2019; RecBole's AveragePopularity; Elliot's ARP",
+            spellings={"recbole": ("AveragePopularity",), "elliot": ("ARP",)},
+            family="recommender",
+        ),
+        register(
+            "aplt",
+            long_tail_share_score,
+            None,
+            definition="Mean over users of the share of the top k from the long tail (outside the short head).",
+            reference="Abdollahpouri et al., FLAIRS 2019; Elliot's APLT; RecBole's TailPercentage",
+            spellings={"recbole": ("TailPercentage",), "elliot": ("APLT",)},
+            family="recommender",
+        ),
+        register(
+            "user_coverage",
+            user_coverage,
+            None,
+            definition="Share of users whose top k shows at least min_items items.",
+            reference="Elliot's UserCoverage and UserCoverageAtN",
+            spellings={"elliot": ("UserCoverage", "UserCoverageAtN")},
+            family="recommender",
+        ),
+        register(
+            "ild",
+            intra_list_diversity_score,
+            None,
+            definition="Mean over users of the mean pairwise distance between the items of the top k.",
+            reference="Ziegler et al., WWW 2005; Vargas & Castells, RecSys 2011",
+            spellings={"common": ("intra_list_diversity",)},
+            family="recommender",
+        ),
+        register(
+            "serendipity",
+            serendipity_score,
+            None,
+            definition="Mean over users of the share of the top k that is relevant and not in a baseline's top k.",
+            reference="Ge et al., RecSys 2010; Kaminskas & Bridge, TiiS 2016",
+            spellings={"elliot": ("SRDP",)},
+            family="recommender",
+        ),
+        register(
+            "expected_exposure",
+            expected_exposure_loss,
+            None,
+            definition="Squared distance between the items' (or groups') expected exposure and equal exposure "
+            "per relevance grade.",
+            reference="Diaz et al., Evaluating Stochastic Rankings with Expected Exposure, CIKM 2020",
+            spellings={"common": ("EE-L", "ee_loss")},
+            family="recommender",
         ),
     )
 }
 
 # Each function's record, for the names of scorers made from a function.
 BY_FUNCTION = {record.function: record for record in REGISTRY.values()}
+# The recommender metrics by their names, lowercased (the others' names are parsed, with their cutoffs).
+BY_NAME = {
+    name.lower(): record
+    for record in REGISTRY.values()
+    if record.family == "recommender"
+    for name in (record.canonical, record.function.__name__, *record.aliases)
+}
 
 # The metrics on one label per document, by name; their per-query kernels share one ranking.
-METRICS = {name: record.function for name, record in REGISTRY.items() if record.judgements == "labels"}
+METRICS = {name: record.function for name, record in REGISTRY.items() if record.family == "ranking"}
 KERNELS = {record.function: record.kernel for record in REGISTRY.values() if record.kernel is not None}
-DIVERSITY_METRICS = tuple(record.function for record in REGISTRY.values() if record.judgements == "subtopics")
+DIVERSITY_METRICS = tuple(record.function for record in REGISTRY.values() if record.family == "diversity")
 
 # Scorer names: each metric's name and its variants, with the options they set.
 SCORER_NAMES = {
     name: (record.function, dict(preset))
     for record in REGISTRY.values()
+    if record.family != "recommender"
     for name, preset in {record.canonical: {}, **record.variants}.items()
     if name not in ("dcg_burges", "ndcg_burges")  # ranx's names of the _exp variants: aliases, not listed twice
 }
@@ -429,7 +531,7 @@ def metric_info(name):
         (keyword options with their defaults), ``aliases`` (its names in peers' spellings, ``k``
         standing for a cutoff), ``definition``, ``reference``, ``conventions`` (per tool, the options
         that reproduce its number), ``spellings`` (the aliases by tool), ``variants`` and
-        ``judgements``. A name's own options (its cutoff, say) are not part of the record:
+        ``family``. A name's own options (its cutoff, say) are not part of the record:
         :func:`get_ranking_scorer` applies them.
 
     Raises
@@ -454,6 +556,8 @@ def metric_info(name):
     """
     if callable(name) and name in BY_FUNCTION:
         return BY_FUNCTION[name]
+    if isinstance(name, str) and name.lower() in BY_NAME:  # a recommender metric, which has no scorer name
+        return BY_NAME[name.lower()]
     from ._names import parse_metric_name
 
     return BY_FUNCTION[parse_metric_name(name)[0]]

@@ -1,15 +1,14 @@
 """Model selection over query groups: scorers, ``GroupedRanker``, early stopping, leak guards, importance."""
 
-from ._guards import QueryGroupWarning
-from ._inspection import permutation_importance
-from ._ranker import GroupedRanker
-from ._scorer import get_ranking_scorer, get_ranking_scorer_names, make_ranking_scorer
+from .._core._lazy import lazy_exports
 
-__all__ = [
-    "GroupedRanker",
-    "QueryGroupWarning",
-    "get_ranking_scorer",
-    "get_ranking_scorer_names",
-    "make_ranking_scorer",
-    "permutation_importance",
-]
+_EXPORTS = {
+    "._guards": ("QueryGroupWarning",),
+    "._inspection": ("permutation_importance",),
+    "._ranker": ("GroupedRanker",),
+    "._scorer": ("get_ranking_scorer", "get_ranking_scorer_names", "make_ranking_scorer"),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+del lazy_exports

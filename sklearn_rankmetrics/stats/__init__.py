@@ -1,6 +1,12 @@
 """Comparing rankers: paired tests on per-query values, intervals, corrections and their Display."""
 
-from ._compare import RankingComparison, compare_rankings
-from ._plot import QueryComparisonDisplay
+from .._core._lazy import lazy_exports
 
-__all__ = ["QueryComparisonDisplay", "RankingComparison", "compare_rankings"]
+_EXPORTS = {
+    "._compare": ("RankingComparison", "compare_rankings"),
+    "._plot": ("QueryComparisonDisplay",),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+del lazy_exports

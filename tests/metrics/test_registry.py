@@ -7,6 +7,7 @@ import pytest
 
 from sklearn_rankmetrics import (
     MetricInfo,
+    get_ranking_scorer,
     get_ranking_scorer_names,
     mean_average_precision_score,
     metric_info,
@@ -111,8 +112,22 @@ def test_records_cannot_be_changed():
 
 def test_scorer_names_come_from_the_registry():
     assert set(get_ranking_scorer_names()) == {
-        name for record in REGISTRY.values() for name in (record.canonical, *record.variants) if "burges" not in name
+        name
+        for record in REGISTRY.values()
+        if record.family != "recommender"
+        for name in (record.canonical, *record.variants)
+        if "burges" not in name
     }
+
+
+def test_recommender_metrics_are_found_by_their_names_and_have_no_scorer():
+    from sklearn_rankmetrics import gini_index, user_coverage
+
+    assert metric_info("GiniIndex") is metric_info("gini_index") is metric_info(gini_index)
+    assert metric_info("UserCoverageAtN").function is user_coverage
+    assert metric_info("arp").family == "recommender"
+    with pytest.raises(ValueError, match="is not a ranking metric name"):
+        get_ranking_scorer("gini_index")
 
 
 def test_an_unknown_name_says_the_nearest_one_and_how_to_list_them():
