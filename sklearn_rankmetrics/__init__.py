@@ -3,11 +3,21 @@
 from ._cascade import expected_reciprocal_rank_score, mean_reciprocal_rank_score
 from ._compare import RankingComparison, compare_rankings
 from ._coverage import catalog_coverage
+from ._cwl import insq_score, inst_score
 from ._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._guards import QueryGroupWarning
 from ._inspection import permutation_importance
+from ._intent_aware import (
+    intent_aware_average_precision_score,
+    intent_aware_precision_score,
+    normalized_intent_aware_err_score,
+    novelty_rank_biased_precision_score,
+)
 from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
+from ._normalized import ncg_score, normalized_err_score, q_measure_score
+from ._overlap import compatibility_score, rank_biased_overlap
+from ._pairs import ordered_pair_accuracy_score
 from ._plot import QueryComparisonDisplay, RankingCurveDisplay
 from ._precision import (
     f1_at_k_score,
@@ -34,6 +44,7 @@ __all__ = [
     "bpref_score",
     "catalog_coverage",
     "compare_rankings",
+    "compatibility_score",
     "cumulative_gain_score",
     "dcg_score",
     "expected_reciprocal_rank_score",
@@ -41,7 +52,11 @@ __all__ = [
     "get_ranking_scorer",
     "get_ranking_scorer_names",
     "hit_rate_score",
+    "insq_score",
+    "inst_score",
+    "intent_aware_average_precision_score",
     "intent_aware_err_score",
+    "intent_aware_precision_score",
     "interpolated_precision_score",
     "load_lambdarank",
     "load_svmlight_ranking",
@@ -49,11 +64,18 @@ __all__ = [
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
+    "ncg_score",
     "ndcg_score",
+    "normalized_err_score",
+    "normalized_intent_aware_err_score",
+    "novelty_rank_biased_precision_score",
+    "ordered_pair_accuracy_score",
     "permutation_importance",
     "precision_at_k_score",
+    "q_measure_score",
     "qid_from_sizes",
     "r_precision_score",
+    "rank_biased_overlap",
     "rank_biased_precision_score",
     "ranking_report",
     "recall_at_k_score",

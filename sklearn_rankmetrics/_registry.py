@@ -16,8 +16,25 @@ from ._cascade import (
     mean_reciprocal_rank_score,
 )
 from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
+from ._cwl import _insq, _inst, insq_score, inst_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
+from ._intent_aware import (
+    intent_aware_average_precision_score,
+    intent_aware_precision_score,
+    normalized_intent_aware_err_score,
+    novelty_rank_biased_precision_score,
+)
 from ._ir_measures import _bpref, _rank_biased_precision, bpref_score, rank_biased_precision_score
+from ._normalized import (
+    _ncg,
+    _normalized_err,
+    _q_measure,
+    ncg_score,
+    normalized_err_score,
+    q_measure_score,
+)
+from ._overlap import _compatibility, compatibility_score
+from ._pairs import _ordered_pair_accuracy, ordered_pair_accuracy_score
 from ._precision import (
     _average_precision,
     _f1,
@@ -48,6 +65,18 @@ METRICS = {
     "f1": f1_at_k_score,
     "bpref": bpref_score,
     "rbp": rank_biased_precision_score,
+    "nerr": normalized_err_score,
+    "ncg": ncg_score,
+}
+
+# Metrics of labels computed on the host (numpy): scorers and report metrics, but not in METRICS, whose
+# kernels run in any Array API namespace.
+HOST_METRICS = {
+    "Q": q_measure_score,
+    "compat": compatibility_score,
+    "opa": ordered_pair_accuracy_score,
+    "insq": insq_score,
+    "inst": inst_score,
 }
 
 # Scorer names: a metric and the options its name implies. "ndcg_exp" is NDCG with
@@ -60,9 +89,23 @@ SCORER_NAMES = {
     "alpha_ndcg": (alpha_ndcg_score, {}),
     "err_ia": (intent_aware_err_score, {}),
     "s_recall": (subtopic_recall_score, {}),
+    "p_ia": (intent_aware_precision_score, {}),
+    "ap_ia": (intent_aware_average_precision_score, {}),
+    "nerr_ia": (normalized_intent_aware_err_score, {}),
+    "nrbp": (novelty_rank_biased_precision_score, {}),
+    "nnrbp": (novelty_rank_biased_precision_score, {"normalize": True}),
+    **{name: (metric, {}) for name, metric in HOST_METRICS.items()},
 }
 
-DIVERSITY_METRICS = (alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score)
+DIVERSITY_METRICS = (
+    alpha_ndcg_score,
+    intent_aware_err_score,
+    subtopic_recall_score,
+    intent_aware_precision_score,
+    intent_aware_average_precision_score,
+    normalized_intent_aware_err_score,
+    novelty_rank_biased_precision_score,
+)
 
 # The names that IR users type (ir_measures, trec_eval), matched case-insensitively.
 ALIASES = {
@@ -74,6 +117,9 @@ ALIASES = {
     "rprec": "r_precision",
     "success": "hit_rate",
     "hr": "hit_rate",
+    "q": "Q",
+    "map_ia": "ap_ia",
+    "pairaccuracy": "opa",
 }
 # trec_eval's measures with the cutoff after an underscore: ndcg_cut_10, P_10, map_cut_5, recall_100.
 TREC_CUTOFF = re.compile(r"^(?P<base>ndcg_cut|p|map_cut|recall|success)_(?P<k>[0-9]+)$")
@@ -94,6 +140,13 @@ KERNELS = {
     f1_at_k_score: _f1,
     bpref_score: _bpref,
     rank_biased_precision_score: _rank_biased_precision,
+    normalized_err_score: _normalized_err,
+    ncg_score: _ncg,
+    q_measure_score: _q_measure,
+    compatibility_score: _compatibility,
+    ordered_pair_accuracy_score: _ordered_pair_accuracy,
+    insq_score: _insq,
+    inst_score: _inst,
 }
 
 NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*?)(?:@(?P<k>[^(]*))?(?:\((?P<options>.*)\))?$", re.DOTALL)
@@ -176,8 +229,8 @@ def unknown_name_message(name, suggest):
     return (
         f"{plain(name)!r} is not a ranking metric name.{hint(typed, suggest)} Valid names are "
         f"{', '.join(sorted(SCORER_NAMES))}, each optionally followed by @k (as in 'ndcg@10'), and the IR names AP, "
-        "RR, recip_rank, P@k, R@k, Rprec, Success@k, HR@k, ndcg_cut_k, P_k, map_cut_k, recall_k and success_k (in "
-        "any case)."
+        "RR, recip_rank, P@k, R@k, Rprec, Success@k, HR@k, MAP_IA, PairAccuracy, ndcg_cut_k, P_k, map_cut_k, recall_k "
+        "and success_k (in any case)."
     )
 
 

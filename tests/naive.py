@@ -166,3 +166,34 @@ def interpolated_precision(labels, levels, threshold=1):
         needed = math.floor(level * n_relevant + 0.5)
         values.append(max(precisions[max(needed, 1) - 1 :]) if precisions and needed <= len(precisions) else 0.0)
     return values
+
+
+def normalized_err(labels, k=None, max_grade=None):
+    max_grade = max(labels) if max_grade is None else max_grade
+    if max(labels) == 0:
+        return None
+    return err(labels, k, max_grade) / err(sorted(labels, reverse=True), k, max_grade)
+
+
+def normalized_cumulative_gain(labels, k=None, gain_kind="linear"):
+    ideal = cumulative_gain(sorted(labels, reverse=True), k, gain_kind)
+    return cumulative_gain(labels, k, gain_kind) / ideal if ideal > 0 else None
+
+
+def q_measure(labels, k=None, beta=1.0, gain_kind="linear"):
+    """Sakai's Q: over the relevant ranks r, (C(r) + beta cg(r)) / (r + beta cg*(r)), over R (min(k, R) at k)."""
+    gains = [gain(label, gain_kind) for label in labels]
+    ideal = sorted(gains, reverse=True)
+    n_relevant = sum(label > 0 for label in labels)
+    if n_relevant == 0:
+        return None
+    total, found, gained, ideal_gained = 0.0, 0, 0.0, 0.0
+    for rank, (label, value) in enumerate(zip(labels, gains, strict=True), start=1):
+        if k is not None and rank > k:
+            break
+        gained += value
+        ideal_gained += ideal[rank - 1]
+        if label > 0:
+            found += 1
+            total += (found + beta * gained) / (rank + beta * ideal_gained)
+    return total / (n_relevant if k is None else min(k, n_relevant))
