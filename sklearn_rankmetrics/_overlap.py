@@ -13,7 +13,7 @@ from ._array_api import array_api_support
 from ._cascade import hypergeometric_laws
 from ._docs import fill_doc
 from ._grouping import evaluate, rank_order, rank_queries, segment_accumulate
-from ._validation import as_float_array, check_flag, check_k, check_real, check_scores, check_zero_division
+from ._validation import as_float_array, check_flag, check_k, check_real, check_scores
 
 
 def check_no_depth(ranking, name):
@@ -65,7 +65,9 @@ def _compatibility(ranking, *, p=0.95, normalize=True):
     total = ranking.query_sum(from_reach)
     tied = shown & (size > 1)
     if tied.any():
-        total += inside_tie_blocks(ranking, ideal_order[tied[ideal_order]], first, size, ideal_place, limit, reciprocal, powers)
+        total += inside_tie_blocks(
+            ranking, ideal_order[tied[ideal_order]], first, size, ideal_place, limit, reciprocal, powers
+        )
     if normalize:  # the ideal ranking's own sum: min(d, R) documents in both tops at depth d
         denominator = powers[n_relevant] + n_relevant * (reciprocal[depth] - reciprocal[n_relevant])
     else:
@@ -179,7 +181,8 @@ def compatibility_score(
     averaged, the value is the exact mean over the orderings of the tie
     blocks, which also reorder the ideal ranking's documents of one label:
     each tie block's relevant rows of one label are in both tops at depth d
-    in a number whose law is hypergeometric.
+    in a number whose law is hypergeometric. A block of m tied rows costs
+    about m to the power 1.5 (the laws' supports); the rest is linear.
 
     References
     ----------
@@ -297,8 +300,10 @@ def rank_biased_overlap(
     ties : {"average", "pessimistic", "optimistic", "stable"}, default="average"
         Order of documents with equal scores in a list: ``"average"``, the
         exact mean of RBO over the orderings of every tie block of both
-        lists (chosen independently); ``"stable"``, input order. Without
-        labels, ``"pessimistic"`` and ``"optimistic"`` keep input order too.
+        lists, each system ordering its ties on its own, so that two equal
+        rankings with ties score below 1; ``"stable"``, input order in both
+        (equal rankings score 1). Without labels, ``"pessimistic"`` and
+        ``"optimistic"`` keep input order too.
     sample_weight : array-like of shape (n_samples,) or (n_queries,), default=None
         Weight of each query in the mean, constant within a query.
     average : bool, default=True
@@ -399,7 +404,9 @@ def extrapolated_rbo(a, b, p):
     x_long = np.where(long > 0, x[starts + np.maximum(long - 1, 0)], 0.0)
     weight = np.where(depth <= long[query], (1.0 - p) * p ** (depth - 1.0), 0.0)
     past = depth > short[query]
-    terms = weight * x / depth + np.where(past, weight * x_short[query] * (1.0 / np.maximum(short[query], 1) - 1.0 / depth), 0.0)
+    terms = weight * x / depth + np.where(
+        past, weight * x_short[query] * (1.0 / np.maximum(short[query], 1) - 1.0 / depth), 0.0
+    )
     rbo = ranking.query_sum(terms)
     rbo += ((x_long - x_short) / np.maximum(long, 1) + x_short / np.maximum(short, 1)) * p ** long.astype(np.float64)
     return np.where(short > 0, rbo, np.where(long > 0, 0.0, 1.0))

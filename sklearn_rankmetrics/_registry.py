@@ -15,8 +15,8 @@ from ._cascade import (
     expected_reciprocal_rank_score,
     mean_reciprocal_rank_score,
 )
-from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
 from ._cwl import _insq, _inst, insq_score, inst_score
+from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
 from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
 from ._intent_aware import (
     intent_aware_average_precision_score,

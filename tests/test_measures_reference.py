@@ -79,10 +79,12 @@ def test_q_measure_and_nerr_match_ntcireval(seed):
 
 def ir_measures_inputs(y_true, y_score, qid):
     ir_measures = pytest.importorskip("ir_measures")
-    qrels = [ir_measures.Qrel(str(q), f"d{row}", int(label)) for row, (q, label) in enumerate(zip(qid, y_true))]
+    qrels = [
+        ir_measures.Qrel(str(q), f"d{row}", int(label)) for row, (q, label) in enumerate(zip(qid, y_true, strict=True))
+    ]
     run = [
         ir_measures.ScoredDoc(str(q), f"d{row}", float(score))
-        for row, (q, score) in enumerate(zip(qid, y_score))
+        for row, (q, score) in enumerate(zip(qid, y_score, strict=True))
         if score > -np.inf
     ]
     return ir_measures, qrels, run
@@ -135,7 +137,10 @@ def test_inst_and_insq_match_ir_measures_spellings():
     y_true, y_score, qid = graded_collection(9)
     ir_measures, qrels, run = ir_measures_inputs(y_true, y_score, qid)
     pytest.importorskip("cwl")
-    for measure, ours in ((ir_measures.INST(T=2.0, max_rel=3), inst_score), (ir_measures.INSQ(T=2.0, max_rel=3), insq_score)):
+    for measure, ours in (
+        (ir_measures.INST(T=2.0, max_rel=3), inst_score),
+        (ir_measures.INSQ(T=2.0, max_rel=3), insq_score),
+    ):
         expected = per_query(ir_measures, measure, qrels, run, np.unique(qid))
         values = ours(y_true, y_score, qid=qid, target=2.0, max_grade=3, k=1000, average=False)
         np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-15, err_msg=str(measure))
@@ -213,10 +218,16 @@ def ndeval_values(judgements, y_score, qid, measures, alpha, beta):
     pyndeval = pytest.importorskip("pyndeval")
     n_subtopics = judgements.shape[1]
     qrels = [
-        (str(q), str(j), f"d{row:05d}", int(judgements[row, j])) for row, q in enumerate(qid) for j in range(n_subtopics)
+        (str(q), str(j), f"d{row:05d}", int(judgements[row, j]))
+        for row, q in enumerate(qid)
+        for j in range(n_subtopics)
     ]
     run = sorted(
-        ((str(q), f"d{row:05d}", float(score)) for row, (q, score) in enumerate(zip(qid, y_score)) if score > -np.inf),
+        (
+            (str(q), f"d{row:05d}", float(score))
+            for row, (q, score) in enumerate(zip(qid, y_score, strict=True))
+            if score > -np.inf
+        ),
         key=lambda record: record[0],
     )
     found = pyndeval.RelevanceEvaluator(qrels, measures, alpha=alpha, beta=beta).evaluate(run)
@@ -258,7 +269,7 @@ def test_intent_aware_measures_match_ir_measures_spellings():
     ]
     run = [
         ir_measures.ScoredDoc(str(q), f"d{row:05d}", float(score))
-        for row, (q, score) in enumerate(zip(qid, y_score))
+        for row, (q, score) in enumerate(zip(qid, y_score, strict=True))
         if score > -np.inf
     ]
     options = {"qid": qid, "average": False}
