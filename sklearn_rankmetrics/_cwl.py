@@ -34,10 +34,16 @@ def scaled_gains(ranking, max_grade):
     return ranking.judged_labels / max_grade if max_grade > 0 else ranking.judged_labels * 0.0
 
 
-def trigamma_tail(start, stop=None):
-    """``sum_{j >= 0, start + j < stop} 1 / (start + j)**2``: the trigamma function's difference (stop=None: inf)."""
-    tail = polygamma(1, start)
-    return tail if stop is None else tail - polygamma(1, stop)
+def scaled_square_tail(start, stop=None):
+    """``start**2 * sum_{j >= 0, start + j < stop} 1 / (start + j)**2`` for ``start > 0`` (stop=None: inf), at least 1.
+
+    A difference of trigamma functions, taken from ``start + 1`` on so that
+    a tiny ``start`` loses nothing: the first term is 1.
+    """
+    tail = polygamma(1, start + 1.0)
+    if stop is not None:
+        tail = tail - polygamma(1, np.maximum(stop, start + 1.0))
+    return 1.0 + start * (start * tail)  # start * tail is about 1 for large start: no overflow
 
 
 def insq_weights(target, n_ranks, k=None):
@@ -49,8 +55,8 @@ def insq_weights(target, n_ranks, k=None):
     """
     m = 2.0 * target
     ranks = np.arange(1, n_ranks + 1, dtype=np.float64)
-    reach = (m / (ranks + m - 1.0)) ** 2
-    total = m**2 * trigamma_tail(m, None if k is None else m + k)
+    reach = (m / ((ranks - 1.0) + m)) ** 2  # (rank - 1) first: exact, so that a tiny m keeps rank 1's reach 1
+    total = scaled_square_tail(m, None if k is None else m + k)
     if k is not None:
         reach[k:] = 0.0
     return reach / total
@@ -67,6 +73,11 @@ def _insq(ranking, *, target=1.0, max_grade=None, k=None):
 
 def _inst(ranking, *, target=1.0, max_grade=None, k=None):
     target = check_real("target", target, low=0, low_open=True)
+    if target < 0.5:
+        raise ValueError(
+            f"INST needs target >= 0.5; got {target!r}. Its chance to go on, ((i + T + T_i - 1) / (i + T + T_i))**2, "
+            "is a probability for every ranking only when T >= 1/2 (T is the gain wanted, 1 or more in practice)."
+        )
     k = check_k(k)
     if ranking.has_ties:
         raise ValueError(
@@ -78,9 +89,10 @@ def _inst(ranking, *, target=1.0, max_grade=None, k=None):
     starts, sizes = ranking.query_starts, ranking.query_sizes
     ranks = ranking.positions + 1.0
     found = segment_accumulate(np.add, gains, starts, sizes)  # gain up to and including each rank
-    # C(i) with m = T + (T - gain so far): m + i - gain so far >= 2T > 0 for gains in [0, 1].
-    shift = ranks + 2.0 * target - found
-    go_on = ((shift - 1.0) / shift) ** 2
+    # C(i) = ((i + 2T - found - 1) / (i + 2T - found))**2, with i - found >= 0 (gains are at most 1) and
+    # 2T - 1 >= 0: both sums of non-negative terms.
+    unfound = ranks - found
+    go_on = ((unfound + (2.0 * target - 1.0)) / (unfound + 2.0 * target)) ** 2
     reach = np.ones(ranking.n_rows)  # the product of C above each rank
     reach[1:] = segment_accumulate(np.multiply, go_on, starts, sizes)[:-1]
     reach[starts] = 1.0
@@ -92,9 +104,9 @@ def _inst(ranking, *, target=1.0, max_grade=None, k=None):
     last = starts + sizes - 1
     n, total = sizes.astype(np.float64), found[last]
     after_last = reach[last] * go_on[last]
-    start = n + 2.0 * target - total
-    stop = None if k is None else np.maximum(k + 2.0 * target - total, start)
-    beyond = np.where(n < (np.inf if k is None else k), after_last * start**2 * trigamma_tail(start, stop), 0.0)
+    start = n + 2.0 * target - total  # >= 2T: the gains are at most 1
+    stop = None if k is None else k + 2.0 * target - total
+    beyond = np.where(n < (np.inf if k is None else k), after_last * scaled_square_tail(start, stop), 0.0)
     expected = ranking.query_sum(reach) + beyond
     rate = ranking.query_sum(reach * gains) / expected
     return rate, ranking.has_relevant()

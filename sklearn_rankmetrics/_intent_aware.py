@@ -228,8 +228,9 @@ def novelty_discounted(y_true, y_score, *, qid, k, alpha, ideal, ties, sample_we
 
 NOVELTY_PARAMETERS = """alpha : float, default=0.5
         In [0, 1]: how much an intent's gain falls each time a document above
-        already covered it (ndeval's redundancy intolerance).
-    ideal : {"greedy", "exact"}, default="greedy"
+        already covered it (ndeval's redundancy intolerance)."""
+
+IDEAL_AND_TIES = """ideal : {"greedy", "exact"}, default="greedy"
         The normaliser's ranking: ``"greedy"``, ndeval's (at each rank the
         document of the highest alpha-gain, equal gains to the later row);
         ``"exact"``, the best ranking by branch and bound (refused where it
@@ -262,6 +263,7 @@ def normalized_intent_aware_err_score(
     %(judgements_score)s
     %(k)s
     NOVELTY_PARAMETERS
+    IDEAL_AND_TIES
     %(sample_weight)s
     %(average)s
     zero_division : {0.0, 1.0, np.nan}, default=0.0
@@ -270,7 +272,7 @@ def normalized_intent_aware_err_score(
     Returns
     -------
     score : float or ndarray of shape (n_queries,)
-        nERR-IA@k, non-negative; at most 1 with ``ideal="exact"``.
+        The nERR-IA@k, non-negative; at most 1 with ``ideal="exact"``.
 
     See Also
     --------
@@ -352,6 +354,7 @@ def novelty_rank_biased_precision_score(
         False: NRBP, normalised by its largest possible value whatever the
         judgements (ndeval's ``NRBP``); True: over the NRBP of the ideal
         ranking (ndeval's ``nNRBP``).
+    IDEAL_AND_TIES
     %(sample_weight)s
     %(average)s
     zero_division : {0.0, 1.0, np.nan}, default=0.0
@@ -421,6 +424,7 @@ for _function in (intent_aware_precision_score, intent_aware_average_precision_s
     _function.__doc__ = _function.__doc__.replace("INTENT_WEIGHTS", INTENT_WEIGHTS)
 for _function in (normalized_intent_aware_err_score, novelty_rank_biased_precision_score):
     _function.__doc__ = _function.__doc__.replace("NOVELTY_PARAMETERS", NOVELTY_PARAMETERS)
+    _function.__doc__ = _function.__doc__.replace("IDEAL_AND_TIES", IDEAL_AND_TIES)
 
 METRIC_RECORDS = {
     "p_ia": {

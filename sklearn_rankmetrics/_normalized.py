@@ -129,7 +129,7 @@ def normalized_err_score(
     Returns
     -------
     score : float or ndarray of shape (n_queries,)
-        nERR@k, in [0, 1].
+        The nERR@k, in [0, 1].
 
     See Also
     --------
@@ -268,7 +268,7 @@ def q_measure_score(
     average=True,
     zero_division=0.0,
 ):
-    r"""Sakai's Q-measure: average precision blended with the cumulative gain of graded labels.
+    r"""Q-measure (Sakai): average precision blended with the cumulative gain of graded labels.
 
     Parameters
     ----------

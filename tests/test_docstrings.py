@@ -50,6 +50,7 @@ def test_options_are_keyword_only(name):
         ["y_true", "y_score"],
         ["y_true", "y_scores"],
         ["item_id", "y_score"],
+        ["y_score_a", "y_score_b"],  # rank_biased_overlap: two systems' scores
         ["score_func"],
         ["name"],
         ["sizes"],

@@ -203,6 +203,7 @@ def test_bad_input_raises_a_clear_error(name, change, error, message):
         ("insq", {"target": 0}, ValueError, r"target must be in \(0, inf\]; got 0.0"),
         ("inst", {"max_grade": 1}, ValueError, "y_true has a label of 2, above max_grade=1"),
         ("insq", {"k": 2.5}, TypeError, "k must be None or an integer >= 1; got 2.5 of type float"),
+        ("inst", {"target": 0.4}, ValueError, r"INST needs target >= 0.5; got 0.4.*a probability"),
     ],
 )
 def test_bad_metric_options_raise(name, options, error, message):
@@ -243,3 +244,13 @@ def test_scorer_names_round_trip():
     assert repr(get_ranking_scorer("Q@10")) == "Q@10"
     assert repr(get_ranking_scorer("nnrbp")) == "nnrbp"
     assert repr(get_ranking_scorer("nerr@10(max_grade=4)")) == "nerr@10(max_grade=4)"
+
+
+def test_cwl_measures_reach_their_limits_at_extreme_targets():
+    # A user who wants almost nothing reads one document; one who wants everything reads on without end
+    # (every weight nears 0 without a cutoff, and 1/k within the top k).
+    assert HOST_METRICS["insq"]([1, 0], [2.0, 1.0], target=1e-300) == 1.0
+    assert HOST_METRICS["insq"]([1, 0], [1.0, 2.0], target=1e-300) == 0.0
+    assert HOST_METRICS["insq"]([1, 1, 0], [3, 2, 1], target=1e300) == pytest.approx(0.0, abs=1e-290)
+    assert HOST_METRICS["inst"]([1, 1, 0], [3, 2, 1], target=1e300, k=4) == pytest.approx(0.5, rel=1e-12)
+    assert HOST_METRICS["inst"]([1, 1, 0], [3, 2, 1], target=0.5) == pytest.approx(1.0, rel=1e-12)
