@@ -434,3 +434,23 @@ def extrapolated_rbo(a, b, p):
     rbo = ranking.query_sum(terms)
     rbo += ((x_long - x_short) / np.maximum(long, 1) + x_short / np.maximum(short, 1)) * p ** long.astype(np.float64)
     return np.where(short > 0, rbo, np.where(long > 0, 0.0, 1.0))
+
+
+METRIC_RECORDS = {
+    "compat": {
+        "canonical": "compat",
+        "function": "compatibility_score",
+        "options": {"p": 0.95, "normalize": True},
+        "aliases": ["Compat", "compatibility"],
+        "definition": "rank-biased overlap of the ranking with its most compatible ideal ranking, over the ideal's own",
+        "reference": "Clarke, Vtyurina and Smucker, ACM TOIS 39(3) 2021; ir_measures Compat",
+    },
+    "rbo": {
+        "canonical": "rbo",
+        "function": "rank_biased_overlap",
+        "options": {"p": 0.9, "k": None},
+        "aliases": ["RBO", "rbo_ext"],
+        "definition": "extrapolated rank-biased overlap of two systems' rankings (no labels: no scorer name)",
+        "reference": "Webber, Moffat and Zobel, ACM TOIS 28(4) 2010, eq. 32; the rbo package",
+    },
+}
