@@ -66,7 +66,7 @@ def _compatibility(ranking, *, p=0.95, normalize=True):
     tied = shown & (size > 1)
     if tied.any():
         total += inside_tie_blocks(
-            ranking, ideal_order[tied[ideal_order]], first, size, ideal_place, limit, reciprocal, powers
+            ranking, ideal_order[tied[ideal_order]], first, size, ideal_place, limit, p, reciprocal, powers
         )
     if normalize:  # the ideal ranking's own sum: min(d, R) documents in both tops at depth d
         denominator = powers[n_relevant] + n_relevant * (reciprocal[depth] - reciprocal[n_relevant])
@@ -75,7 +75,7 @@ def _compatibility(ranking, *, p=0.95, normalize=True):
     return total / np.where(n_relevant > 0, denominator, 1.0), n_relevant > 0
 
 
-def inside_tie_blocks(ranking, rows, first, size, ideal_place, limit, reciprocal, powers):
+def inside_tie_blocks(ranking, rows, first, size, ideal_place, limit, p, reciprocal, powers):
     """Each query's sum over depths d of p**(d-1)/d times the expected overlap of the rows of tie blocks cut by d.
 
     A block of m rows from position a (from 0) is cut by the depths d with
@@ -113,7 +113,7 @@ def inside_tie_blocks(ranking, rows, first, size, ideal_place, limit, reciprocal
     d = d_low[group] + (np.arange(n_depths.sum()) - np.repeat(np.cumsum(n_depths) - n_depths, n_depths))
     slots = d - low[group] + 1  # the group's ideal places within the top d
     expected = expected_minimum(g_m[group], counts[group], d - g_a[group], slots)
-    weight = (reciprocal[d] - reciprocal[d - 1]) * expected
+    weight = p ** (d - 1.0) / d * expected
     return total + np.bincount(query[rows][starts][group], weights=weight, minlength=ranking.n_queries)
 
 
