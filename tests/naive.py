@@ -166,3 +166,91 @@ def interpolated_precision(labels, levels, threshold=1):
         needed = math.floor(level * n_relevant + 0.5)
         values.append(max(precisions[max(needed, 1) - 1 :]) if precisions and needed <= len(precisions) else 0.0)
     return values
+
+
+def normalized_err(labels, k=None, max_grade=None):
+    max_grade = max(labels) if max_grade is None else max_grade
+    if max(labels) == 0:
+        return None
+    return err(labels, k, max_grade) / err(sorted(labels, reverse=True), k, max_grade)
+
+
+def normalized_cumulative_gain(labels, k=None, gain_kind="linear"):
+    ideal = cumulative_gain(sorted(labels, reverse=True), k, gain_kind)
+    return cumulative_gain(labels, k, gain_kind) / ideal if ideal > 0 else None
+
+
+def q_measure(labels, k=None, beta=1.0, gain_kind="linear"):
+    """Sakai's Q: over the relevant ranks r, (C(r) + beta cg(r)) / (r + beta cg*(r)), over R (min(k, R) at k)."""
+    gains = [gain(label, gain_kind) for label in labels]
+    ideal = sorted(gains, reverse=True)
+    n_relevant = sum(label > 0 for label in labels)
+    if n_relevant == 0:
+        return None
+    total, found, gained, ideal_gained = 0.0, 0, 0.0, 0.0
+    for rank, (label, value) in enumerate(zip(labels, gains, strict=True), start=1):
+        if k is not None and rank > k:
+            break
+        gained += value
+        ideal_gained += ideal[rank - 1]
+        if label > 0:
+            found += 1
+            total += (found + beta * gained) / (rank + beta * ideal_gained)
+    return total / (n_relevant if k is None else min(k, n_relevant))
+
+
+def rank_biased_overlap_of_lists(ranking, ideal, p, depth):
+    """ir_measures' normalised truncated RBO of two lists of document ids, to ``depth``."""
+    seen_ranking, seen_ideal, total, weights, weight = set(), set(), 0.0, 0.0, 1.0
+    for d in range(1, depth + 1):
+        seen_ranking.update(ranking[d - 1 : d])
+        seen_ideal.update(ideal[d - 1 : d])
+        total += weight * len(seen_ranking & seen_ideal) / d
+        weights += weight
+        weight *= p
+    return total / weights
+
+
+def compatibility(labels, p=0.95, normalize=True):
+    """RBO of the ranking with the ideal ranking (labels descending, a label's documents in ranking order)."""
+    relevant = [rank for rank, label in enumerate(labels) if label > 0]
+    if not relevant:
+        return None
+    ideal = sorted(relevant, key=lambda rank: (-labels[rank], rank))
+    depth = max(len(labels), len(ideal))
+    value = rank_biased_overlap_of_lists(list(range(len(labels))), ideal, p, depth)
+    return value / rank_biased_overlap_of_lists(ideal, ideal, p, depth) if normalize else value
+
+
+def ordered_pair_accuracy(labels):
+    """The share of the pairs with different labels whose upper document has the higher label."""
+    pairs = [(labels[i], labels[j]) for i in range(len(labels)) for j in range(i + 1, len(labels))]
+    different = [(upper, lower) for upper, lower in pairs if upper != lower]
+    return sum(upper > lower for upper, lower in different) / len(different) if different else None
+
+
+def cwl_rate(labels, go_on, k, max_grade=None):
+    """C/W/L expected rate of gain over ranks 1 .. k, with C(i) = go_on(i, gain up to i): gains label / max grade."""
+    max_grade = max(labels) if max_grade is None else max_grade
+    if max(labels) == 0:
+        return None
+    gains = [label / max_grade for label in labels[:k]] + [0.0] * max(k - len(labels), 0)
+    reach, found, total, rate = 1.0, 0.0, 0.0, 0.0
+    for rank, value in enumerate(gains, start=1):
+        total += reach
+        rate += reach * value
+        found += value
+        reach *= go_on(rank, found)
+    return rate / total
+
+
+def insq(labels, k, target=1.0, max_grade=None):
+    return cwl_rate(labels, lambda i, found: ((i + 2 * target - 1) / (i + 2 * target)) ** 2, k, max_grade)
+
+
+def inst(labels, k, target=1.0, max_grade=None):
+    def go_on(i, found):
+        wanted = target - found
+        return ((i + target + wanted - 1) / (i + target + wanted)) ** 2
+
+    return cwl_rate(labels, go_on, k, max_grade)

@@ -54,6 +54,7 @@ def test_options_are_keyword_only(name):
         ["item_id", "y_score"],
         ["y_score"],  # the recommender metrics beyond accuracy (issue #30)
         ["y_true"],  # sample_candidates
+        ["y_score_a", "y_score_b"],  # rank_biased_overlap: two systems' scores
         ["score_func"],
         ["name"],
         ["sizes"],

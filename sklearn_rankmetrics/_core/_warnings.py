@@ -1,10 +1,11 @@
 """Warnings that point at the user's line, however deep inside the library they are raised."""
 
+import os
 import sys
 import warnings
 from pathlib import Path
 
-PACKAGE = str(Path(__file__).resolve().parents[1])  # the whole package, not this folder
+PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep  # the package folder (not a file that starts so)
 
 
 def warn(message, category):

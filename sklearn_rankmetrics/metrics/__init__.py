@@ -22,6 +22,16 @@ _EXPORTS = {
     "._cascade": ("expected_reciprocal_rank_score", "mean_reciprocal_rank_score"),
     "._ir_measures": ("bpref_score", "interpolated_precision_score", "rank_biased_precision_score"),
     "._diversity": ("alpha_ndcg_score", "intent_aware_err_score", "subtopic_recall_score"),
+    "._normalized": ("ncg_score", "normalized_err_score", "q_measure_score"),
+    "._overlap": ("compatibility_score", "rank_biased_overlap"),
+    "._pairs": ("ordered_pair_accuracy_score",),
+    "._cwl": ("insq_score", "inst_score"),
+    "._intent_aware": (
+        "intent_aware_average_precision_score",
+        "intent_aware_precision_score",
+        "normalized_intent_aware_err_score",
+        "novelty_rank_biased_precision_score",
+    ),
     "._coverage": ("catalog_coverage",),
     "._popularity": (
         "average_popularity_score",
@@ -34,7 +44,8 @@ _EXPORTS = {
     "._list_diversity": ("intra_list_diversity_score", "serendipity_score"),
     "._fairness": ("expected_exposure_loss",),
     "._sampled": ("sample_candidates",),
-    "._registry": ("MetricInfo", "metric_info"),
+    "._metric_info": ("MetricInfo",),
+    "._registry": ("metric_info",),
     "._report": ("ranking_report",),
     "._plot": ("RankingCurveDisplay",),
 }

@@ -12,14 +12,14 @@ import inspect
 import re
 
 from .._core._validation import plain
-from ._registry import KERNELS, REGISTRY, SCORER_NAMES, TOOLS
+from ._registry import BY_FUNCTION, KERNELS, REGISTRY, SCORED, SCORER_NAMES, TOOLS
 
 
 def aliases():
     """Every alias of the records, lowercased, and the scorer name it stands for; trec_eval's bases with a cutoff."""
     found, trec = {}, {}
     for record in REGISTRY.values():
-        if record.family == "recommender":  # no scorer names: metric_info finds them by name
+        if record.family not in SCORED:  # no scorer names: metric_info finds them by name
             continue
         for tool, spellings in record.spellings.items():
             for spelling in spellings:
@@ -46,10 +46,16 @@ ALIASES, TREC_BASES = aliases()
 # trec_eval's measures with the cutoff after an underscore or a dot: ndcg_cut_10, P.10, map_cut_5, recall_100.
 TREC_CUTOFF = re.compile(rf"^(?P<base>{'|'.join(map(re.escape, sorted(TREC_BASES)))})[_.](?P<k>[0-9]+)$")
 
-# Base, "@" cutoff, XGBoost's "-" (no relevant document scores 0), options.
+# Base, "@" cutoff, XGBoost's "-" (no relevant document scores 0), options; nothing after them (\Z: not even "\n").
 NAME = re.compile(
-    r"^(?P<base>[A-Za-z_][A-Za-z_0-9.\-]*?)(?:@(?P<k>[^(]*?))?(?P<minus>-)?(?:\((?P<options>.*)\))?$", re.DOTALL
+    r"^(?P<base>[A-Za-z_][A-Za-z_0-9.\-]*?)(?:@(?P<k>[^(]*?))?(?P<minus>-)?(?:\((?P<options>.*)\))?\Z", re.DOTALL
 )
+# The metrics whose names take XGBoost's "-": those that XGBoost spells so.
+MINUS = {
+    record.function for record in REGISTRY.values() for name in record.spellings.get("xgboost", ()) if name[-1] == "-"
+}
+# The public functions' names, for a suggestion: "mean_average_precision_score" is "map".
+FUNCTION_NAMES = {function.__name__: record.canonical for function, record in BY_FUNCTION.items()}
 CUTOFF = re.compile(r"[0-9]+")
 # Peer names that an error message shows, one per tool.
 EXAMPLES = ("ndcg_cut_10", "P.10", "nDCG@10", "r-precision", "ndcg@10-", "RetrievalMAP")
@@ -99,7 +105,8 @@ def parse_name(name, *, suggest):
     options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
     clash = sorted(set(options) & set(preset))
     if clash:
-        raise ValueError(f"{name!r} sets {clash[0]}, which {base!r} already sets to {preset[clash[0]]!r}.")
+        typed = match["base"]
+        raise ValueError(f"{name!r} sets {clash[0]}, which {typed!r} already sets to {preset[clash[0]]!r}.")
     cutoffs = [text for text in (k, match["k"]) if text is not None]
     if cutoffs:
         if len(cutoffs) > 1 or "k" in options:
@@ -108,6 +115,11 @@ def parse_name(name, *, suggest):
     if "k" in options and "k" not in inspect.signature(score_func).parameters:
         raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
     if match["minus"]:  # XGBoost's "ndcg@10-": a query without a relevant document scores 0
+        if score_func not in MINUS:
+            raise ValueError(
+                f"{name!r} ends with '-', XGBoost's mark for ndcg and map only (a query without a relevant document "
+                "scores 0); for this metric, pass zero_division=0.0."
+            )
         if "zero_division" in options:
             raise ValueError(f"{name!r} sets zero_division twice: its '-' means zero_division=0.0; give it once.")
         options["zero_division"] = 0.0
@@ -116,6 +128,8 @@ def parse_name(name, *, suggest):
 
 def check_cutoff(name, text, suggest):
     """The cutoff written ``text`` in ``name``, as an int; a ValueError saying what is wrong unless it is >= 1."""
+    if CUTOFF.fullmatch(text) and len(text) > 18:
+        raise ValueError(f"{name!r} has a cutoff of {len(text)} digits; k must fit in 64 bits (as in 'ndcg@10').")
     if CUTOFF.fullmatch(text) and int(text) >= 1:
         return int(text)
     said = f"k={int(text)}" if CUTOFF.fullmatch(text) else f"the cutoff {text!r}" if text else "nothing after '@'"
@@ -134,7 +148,8 @@ def unknown_name_message(name, suggest):
     typed = name if isinstance(name, str) else str(name)[:MAX_NAME_LENGTH]
     return (
         f"{plain(name)!r} is not a ranking metric name.{hint(typed, suggest)} Valid names are "
-        f"{', '.join(sorted(SCORER_NAMES))}, each optionally followed by @k (as in 'ndcg@10'), and their names in "
+        f"{', '.join(sorted(SCORER_NAMES, key=str.lower))}, each optionally followed by @k (as in 'ndcg@10'), and "
+        "their names in "
         f"{', '.join(TOOLS)}, in any case (such as {', '.join(EXAMPLES)}); metric_info(name) describes any of them, "
         "and the user guide's metric table lists them all."
     )
@@ -224,6 +239,8 @@ def near_name(typed):
     """
     base, at, rest = typed.partition("@")
     cutoff, parenthesis, options = rest.partition("(")
+    if base in FUNCTION_NAMES and FUNCTION_NAMES[base] in SCORER_NAMES:  # the function's name for the metric's
+        base = FUNCTION_NAMES[base]
     trec = re.fullmatch(r"(?P<base>[A-Za-z_]*[A-Za-z])_?(?P<k>[0-9]+)", base)
     if not at and trec and TREC_CUTOFF.match(f"{trec['base']}_{trec['k']}".lower()):
         base = f"{trec['base']}_{trec['k']}"
@@ -241,6 +258,8 @@ def near_name(typed):
 
 def closest_base(typed):
     """The registered name or alias closest to ``typed``: a one-letter alias (P, R) only for a one-letter name."""
+    if not typed or not typed.isascii():
+        return None
     names = [name for name in (*SCORER_NAMES, *ALIASES) if len(name) > 1 or len(typed) <= 1]
     close = difflib.get_close_matches(typed.lower(), names, n=1)
     return close[0] if close else None

@@ -269,9 +269,9 @@ def get_ranking_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_ranking_scorer_names
     >>> get_ranking_scorer_names()[:4]
-    ['alpha_ndcg', 'bpref', 'cg', 'dcg']
+    ['alpha_ndcg', 'ap_ia', 'bpref', 'cg']
     """
-    return sorted(SCORER_NAMES)
+    return sorted(SCORER_NAMES, key=str.lower)
 
 
 def get_ranking_scorer(name):

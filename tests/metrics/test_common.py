@@ -37,8 +37,24 @@ ORACLES = {
     "f1": naive.f1,
     "bpref": naive.bpref,
     "rbp": naive.rbp,
+    "nerr": naive.normalized_err,
+    "ncg": naive.normalized_cumulative_gain,
 }
-NORMALISED = {"ndcg", "map", "mrr", "precision", "recall", "r_precision", "err", "hit_rate", "f1", "bpref", "rbp"}
+NORMALISED = {
+    "ndcg",
+    "map",
+    "mrr",
+    "precision",
+    "recall",
+    "r_precision",
+    "err",
+    "hit_rate",
+    "f1",
+    "bpref",
+    "rbp",
+    "nerr",
+    "ncg",
+}
 # bpref examines every document: it has no cutoff k.
 WITHOUT_CUTOFF = {"bpref"}
 
@@ -54,7 +70,7 @@ def random_queries(seed, n_rows=7, n_queries=3, n_labels=4, n_scores=3):
 def oracle(name, y_true, y_score, qid, k=None):
     metric = ORACLES[name]
     kwargs = {"k": k}
-    if name == "err":  # the default top grade is the largest label of the whole call
+    if name in ("err", "nerr"):  # the default top grade is the largest label of the whole call
         kwargs["max_grade"] = y_true.max()
     return naive.grouped(metric, y_true, y_score, qid, **kwargs)
 

@@ -10,8 +10,22 @@ from strategies import grouped_rankings
 
 from sklearn_rankmetrics.metrics._registry import METRICS as ALL_METRICS
 
-NORMALISED = ["ndcg", "map", "mrr", "precision", "recall", "r_precision", "err", "hit_rate", "f1", "bpref", "rbp"]
-PERFECT_IS_ONE = ["ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "bpref"]
+NORMALISED = [
+    "ndcg",
+    "map",
+    "mrr",
+    "precision",
+    "recall",
+    "r_precision",
+    "err",
+    "hit_rate",
+    "f1",
+    "bpref",
+    "rbp",
+    "nerr",
+    "ncg",
+]
+PERFECT_IS_ONE = ["ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "bpref", "nerr", "ncg"]
 
 
 def ignoring_cutoff(function):

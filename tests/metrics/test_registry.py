@@ -1,6 +1,7 @@
 """The registry: every metric's record, every peer spelling, and the conventions that reproduce each tool."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -77,6 +78,7 @@ def test_every_peer_spelling_is_the_same_computation(spelling, canonical, option
     assert info.canonical == canonical
     assert spelling in info.aliases
     assert parse_metric_name(spelling) == (info.function, options)
+    assert dict(info.settings) == options
     expected = info.function(y_true, y_score, qid=qid, **options)
     assert ranking_report(y_true, y_score, qid=qid, metrics=[spelling])[spelling] == pytest.approx(expected, abs=0)
 
@@ -84,7 +86,9 @@ def test_every_peer_spelling_is_the_same_computation(spelling, canonical, option
 def test_a_record_reads_by_attribute_and_by_key():
     info = metric_info("ndcg@10")
     assert isinstance(info, MetricInfo)
-    assert info is metric_info(ndcg_score) is metric_info("NDCG")
+    assert info == metric_info("nDCG@10") != metric_info("ndcg")  # equal records: the same computation
+    assert dict(info.settings) == {"k": 10} and info.options["k"] is None
+    assert metric_info("NDCG") is metric_info(ndcg_score)  # no settings: the registry's own record
     for key in ("canonical", "function", "options", "aliases", "definition", "reference", "conventions"):
         assert info[key] is getattr(info, key)
     assert set(info) >= {"canonical", "function", "options", "aliases", "reference"}
@@ -99,7 +103,8 @@ def test_options_are_the_functions_keyword_options_with_their_defaults(record):
     assert dict(record.options) == {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
     assert record.definition.endswith(".") and record.reference
     for alias in record.aliases:  # every listed alias reads as this metric, with k for a cutoff
-        assert metric_info(alias.replace("_k", "_5").replace(".k", ".5").replace("@k", "@5")) is record
+        concrete = alias.replace("_k", "_5").replace(".k", ".5").replace("@k", "@5")
+        assert metric_info(concrete).canonical == record.canonical and concrete in record.aliases
 
 
 def test_records_cannot_be_changed():
@@ -114,7 +119,7 @@ def test_scorer_names_come_from_the_registry():
     assert set(get_ranking_scorer_names()) == {
         name
         for record in REGISTRY.values()
-        if record.family != "recommender"
+        if record.family in ("ranking", "diversity")
         for name in (record.canonical, *record.variants)
         if "burges" not in name
     }
@@ -195,3 +200,57 @@ def test_xgboost_conventions_reproduce_its_metrics(name, monkeypatch):
     options.update(spelled)  # the '-' sets zero_division=0.0
     ours = info.function(yv, scores, qid=qv, **options)
     assert ours == pytest.approx(ranker.evals_result()["validation_0"][name][-1], abs=1e-5)
+
+
+def test_records_pickle_copy_and_hash_as_the_registrys_own():
+    import copy
+    import pickle
+
+    info = metric_info("ndcg_burges@2")
+    assert pickle.loads(pickle.dumps(info)) == info
+    assert pickle.loads(pickle.dumps(metric_info("map"))) is metric_info("map")
+    assert copy.deepcopy(info) is info and copy.copy(info) is info
+    assert len({metric_info("nDCG@10"), metric_info("ndcg_cut_10"), metric_info("ndcg")}) == 2
+    with pytest.raises(AttributeError, match="read-only"):
+        info.aliases.canonical = "map"
+    with pytest.raises(TypeError, match="read-only"):
+        info.conventions["lightgbm"]["gain"] = "linear"
+
+
+def test_a_records_settings_compute_what_its_name_names(rows):
+    y_true, y_score, qid = rows
+    for name in ("ndcg_burges@2", "map@5-", "P.10", "nNRBP"):
+        info = metric_info(name)
+        if info.family == "ranking":
+            scorer_value = ranking_report(y_true, y_score, qid=qid, metrics=[name])[name]
+            assert info.function(y_true, y_score, qid=qid, **info.settings) == pytest.approx(scorer_value, abs=0)
+    assert metric_info(get_ranking_scorer("ndcg_burges@2")) == metric_info("ndcg_burges@2")
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "message"),
+    [
+        (True, TypeError, "name must be a metric name"),
+        (None, TypeError, "name must be a metric name"),
+        ("ndcg@10(foo=1)", ValueError, "sets foo, which is not an option of ndcg_score"),
+        ("P.10-", ValueError, "XGBoost's mark for ndcg and map only"),
+        ("ndcg\n", ValueError, "is not a ranking metric name"),
+        ("P@" + "9" * 40, ValueError, "k must fit in 64 bits"),
+        ("mean_average_precision_score", ValueError, "Did you mean 'map'"),
+        ("ndcg_burges@10(gain='linear')", ValueError, "'ndcg_burges' already sets"),
+    ],
+)
+def test_bad_names_are_refused_with_the_fix(name, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        metric_info(name)
+
+
+def test_every_public_metric_function_has_a_record():
+    import sklearn_rankmetrics
+
+    functions = {
+        getattr(sklearn_rankmetrics, name)
+        for name in sklearn_rankmetrics.metrics.__all__
+        if name.endswith(("_score", "_index", "_loss", "_coverage", "_overlap", "_entropy"))
+    }
+    assert {function for function in functions if metric_info(function).function is not function} == set()
