@@ -9,6 +9,7 @@ from ._guards import QueryGroupWarning
 from ._inspection import permutation_importance
 from ._ir_measures import bpref_score, interpolated_precision_score, rank_biased_precision_score
 from ._plot import QueryComparisonDisplay, RankingCurveDisplay
+from ._power import paired_t_power, topic_set_size, topic_set_size_anova, topic_set_size_ci
 from ._precision import (
     f1_at_k_score,
     hit_rate_score,
@@ -50,6 +51,7 @@ __all__ = [
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",
+    "paired_t_power",
     "permutation_importance",
     "precision_at_k_score",
     "qid_from_sizes",
@@ -58,4 +60,7 @@ __all__ = [
     "ranking_report",
     "recall_at_k_score",
     "subtopic_recall_score",
+    "topic_set_size",
+    "topic_set_size_anova",
+    "topic_set_size_ci",
 ]

@@ -6,6 +6,7 @@ at once in blocks (sign flips and bootstrap counts are matrix products), never
 a Python loop per resample.
 """
 
+import difflib
 import itertools
 import warnings
 from dataclasses import dataclass, field
@@ -13,14 +14,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from . import _comparison_report
+from ._anova import TUKEY_TESTS, anova_table, tukey_columns
+from ._caveats import warn_if_negligible, warn_if_wilcoxon_at_scale
+from ._multiplicity import benjamini_hochberg, maxt_randomization
 from ._parallel import sum_in_threads
+from ._power import check_alpha, required_queries
 from ._report import ranking_report
 from ._resampling import BLOCK, bootstrap_means, check_resampling, resample_blocks
+from ._runs import average_runs, run_spread, split_runs, warn_if_runs_disagree
 from ._validation import check_option, plain
 from ._warnings import warn
 
-TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", None)
+TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap", *TUKEY_TESTS)
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "maxT", None)
 COLUMNS = (
     "system",
     "metric",
@@ -37,9 +44,11 @@ COLUMNS = (
     "wins",
     "ties",
     "losses",
+    "n_runs",
+    "run_std",
 )
 # A system's row before (or without) a comparison with a baseline.
-EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None}
+EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None, **dict.fromkeys(("wins", "ties", "losses"))}
 # Options of compare_rankings that reach ranking_report.
 REPORT_OPTIONS = ("ties", "zero_division")
 
@@ -57,14 +66,20 @@ class RankingComparison:
     correction : str or None
         The correction used.
     confidence_level : float
-        The level of every interval; a difference is marked significant when
-        its adjusted p-value is below ``1 - confidence_level``.
+        The level of every interval.
     n_queries : int
         The number of queries compared.
     per_query : dict
         The per-query values compared: ``"qid"`` to the query ids, and each
         metric to a dict of system name to values (nan where a query is left
-        out by ``zero_division=np.nan``).
+        out by ``zero_division=np.nan``); for a system of several runs, the
+        mean over its runs.
+    alpha : float, default=0.05
+        A difference is significant when its adjusted p-value is below it.
+    run_values : dict, default={}
+        Where a system has several runs: each metric to a dict of system name
+        to an (n_runs, n_queries) array of its runs' per-query values; empty
+        when every system has one run.
 
     See Also
     --------
@@ -77,6 +92,13 @@ class RankingComparison:
     ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
     >>> round(result.rows[1]["delta"], 4)  # reciprocal ranks 1/3 and 1/2 against 1 and 1
     -0.5833
+    >>> print(result)
+            mrr
+    a    1.0000
+    b    0.4167
+    <BLANKLINE>
+    b - a  -0.5833
+    means over 2 queries, then each pair's difference; * p < 0.05 (randomization test, holm, 2 queries)
     """
 
     rows: list = field(default_factory=list)
@@ -85,6 +107,8 @@ class RankingComparison:
     confidence_level: float = 0.95
     n_queries: int = 0
     per_query: dict = field(default_factory=dict, repr=False)
+    alpha: float = 0.05
+    run_values: dict = field(default_factory=dict, repr=False)
 
     def to_frame(self):
         """The rows as a long pandas DataFrame with the columns of :data:`COLUMNS`.
@@ -92,41 +116,269 @@ class RankingComparison:
         Returns
         -------
         frame : pandas.DataFrame
-            One row per (system, metric) and baseline.
+            One row per (system, metric) and baseline; ``wins``, ``ties``,
+            ``losses`` and ``n_runs`` are integer columns (pandas' nullable
+            ``Int64``: missing on a system's own row, which has no pair).
         """
-        try:
-            import pandas as pd
-        except ImportError as error:  # pragma: no cover - pandas is a test dependency
-            raise ImportError("RankingComparison.to_frame needs pandas: pip install pandas.") from error
-        return pd.DataFrame(self.rows, columns=list(COLUMNS))
+        pd = import_pandas("RankingComparison.to_frame")
+        frame = pd.DataFrame(self.rows, columns=list(COLUMNS))
+        return frame.astype({column: "Int64" for column in ("wins", "ties", "losses", "n_runs")})
+
+    def anova(self, metric=None):
+        """The two-way ANOVA of a metric's per-query values: system x query, without replication.
+
+        Parameters
+        ----------
+        metric : str, default=None
+            One of the comparison's metrics; None: the first.
+
+        Returns
+        -------
+        table : pandas.DataFrame
+            Indexed ``"system"``, ``"query"`` and ``"residual"``, with the
+            columns ``sum_sq``, ``df``, ``mean_sq``, ``F`` and ``pvalue``:
+            equal to statsmodels' ``anova_lm(ols("value ~ C(system) +
+            C(query)", data).fit(), typ=2)`` of the values in long format
+            (the residual's ``F`` and ``pvalue`` are nan). Queries a system
+            leaves undefined (``zero_division=np.nan``) are left out. Where
+            the systems have several runs (the same number each), a ``"run"``
+            row, the run nested in the system, follows ``"query"``: the model
+            ``value ~ C(system) + C(query) + C(system):C(run)`` of every
+            run's per-query values, every F against the residual (the runs as
+            fixed effects, as statsmodels computes it).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_rankmetrics import compare_rankings
+        >>> rng = np.random.default_rng(0)
+        >>> qid, y_true = np.repeat(np.arange(20), 10), rng.integers(0, 3, 200)
+        >>> scores = {"noise": rng.normal(size=200), "good": y_true + rng.normal(size=200)}
+        >>> table = compare_rankings(y_true, scores, qid=qid, test="tukey-hsd").anova("ndcg@10")
+        >>> table.index.tolist(), table.columns.tolist()
+        (['system', 'query', 'residual'], ['sum_sq', 'df', 'mean_sq', 'F', 'pvalue'])
+        >>> table["df"].tolist()
+        [1.0, 19.0, 19.0]
+        """
+        pd = import_pandas("RankingComparison.anova")
+        metric = self.check_metric(metric)
+        values = self.per_query[metric]
+        defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
+        runs = self.run_values.get(metric)
+        if runs is not None:
+            runs = {name: run[:, defined] for name, run in runs.items()}
+        table = anova_table({name: v[defined] for name, v in values.items()}, runs)
+        return pd.DataFrame.from_dict(table, orient="index")[["sum_sq", "df", "mean_sq", "F", "pvalue"]]
+
+    def queries_needed(self, metric=None, *, power=0.8, alpha=None):
+        """How many queries would make each tested difference significant, with a given power?
+
+        The paired t-test's topic set size (:func:`topic_set_size`) for the
+        pair's observed standardized difference :math:`d_z = \\bar d / s_d`,
+        the mean of its per-query differences over their standard deviation,
+        both estimated from this comparison: the smallest number of queries
+        on which a difference as large, with per-query differences as
+        variable, is detected with probability ``power``.
+
+        Parameters
+        ----------
+        metric : str, default=None
+            One of the comparison's metrics; None: the first.
+        power : float, default=0.8
+            The power to reach.
+        alpha : float, default=None
+            Significance level; None: the comparison's ``alpha``.
+
+        Returns
+        -------
+        queries : dict
+            ``(baseline, system)`` of each tested pair to the number of
+            queries (None where the observed difference is 0: no number of
+            queries detects it).
+
+        Warns
+        -----
+        UserWarning
+            Where a pair is not significant and needs more queries than were
+            compared: too few queries for the requested power, so the
+            comparison cannot tell whether a difference of that size exists.
+
+        Notes
+        -----
+        The observed effect is an estimate: with few queries it is noisy,
+        and a planned study should use the smallest difference worth
+        detecting instead (:func:`topic_set_size` with it). The number is for
+        one paired t-test, before any correction for testing several pairs.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_rankmetrics import compare_rankings
+        >>> rng = np.random.default_rng(0)
+        >>> qid, y_true = np.repeat(np.arange(30), 10), rng.integers(0, 3, 300)
+        >>> scores = {"a": y_true + rng.normal(0, 2, 300), "b": y_true + rng.normal(0, 1, 300)}
+        >>> result = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10"], test="t-test")
+        >>> result.queries_needed(power=0.8)
+        {('a', 'b'): 24}
+        """
+        metric = self.check_metric(metric)
+        alpha = self.alpha if alpha is None else check_alpha(alpha)
+        values = self.per_query[metric]
+        defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
+        tested = [row for row in self.rows if row["metric"] == metric and row["baseline"] is not None]
+        differences = np.column_stack(
+            [values[row["system"]][defined] - values[row["baseline"]][defined] for row in tested]
+        )
+        sizes = required_queries(differences, alpha=alpha, power=power) if tested else []
+        short = [
+            f"{plain(row['system'])!r} - {plain(row['baseline'])!r}: {size}"
+            for row, size in zip(tested, sizes, strict=True)
+            if size is not None and size > defined.sum() and not row["pvalue_adjusted"] < self.alpha
+        ]
+        if short:
+            warn(
+                f"Too few queries for power {power:g} on {plain(metric)!r}: these differences are not significant "
+                f"on {defined.sum()} queries, and the paired t-test needs more to detect differences of their size "
+                f"with that power: {'; '.join(short)} queries. The comparison cannot tell whether they exist.",
+                UserWarning,
+            )
+        return {(row["baseline"], row["system"]): size for row, size in zip(tested, sizes, strict=True)}
+
+    def check_metric(self, metric):
+        """The metric named, or the first one; a ValueError naming the metrics otherwise."""
+        metrics = [name for name in self.per_query if name != "qid"]
+        if metric is None:
+            return metrics[0]
+        if metric not in metrics:
+            raise ValueError(f"metric={plain(metric)!r} is not in the comparison; it has {plain(metrics)}.")
+        return metric
+
+    def to_markdown(self, *, ci=True, effect_sizes=False, digits=4):
+        """A Markdown table for a paper or a README: means, intervals and significance marks.
+
+        One row per system, one column per metric. Each system gets a
+        letter; a mean carries as superscripts the letters of the systems it
+        is significantly better than (adjusted p below ``alpha``), as ranx's
+        tables do. The best mean of each metric is bold.
+
+        Parameters
+        ----------
+        ci : bool, default=True
+            Show each mean's bootstrap interval in brackets.
+        effect_sizes : bool, default=False
+            Show, after each letter, the pair's effect size (absolute).
+        digits : int, default=4
+            Decimals of the means and intervals.
+
+        Returns
+        -------
+        table : str
+            The table, then a line that says what its marks mean.
+
+        Examples
+        --------
+        >>> from sklearn_rankmetrics import compare_rankings
+        >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+        ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
+        >>> print(result.to_markdown(ci=False))  # doctest: +ELLIPSIS
+        | system | mrr |
+        |---|---:|
+        | (a) a | **1.0000** |
+        | (b) b | 0.4167 |
+        <BLANKLINE>
+        Superscripts: significantly better than the system of that letter, adjusted p < 0.05 (...). Bold: the best mean.
+        <BLANKLINE>
+        """
+        return _comparison_report.to_markdown(self, ci=ci, effect_sizes=effect_sizes, digits=digits)
+
+    def to_latex(self, *, ci=True, effect_sizes=False, digits=4):
+        """A LaTeX table (``tabular``, booktabs rules) for a paper: the layout of :meth:`to_markdown`.
+
+        Parameters
+        ----------
+        ci : bool, default=True
+            Show each mean's bootstrap interval in brackets.
+        effect_sizes : bool, default=False
+            Show, after each letter, the pair's effect size (absolute).
+        digits : int, default=4
+            Decimals of the means and intervals.
+
+        Returns
+        -------
+        table : str
+            A ``tabular`` environment (needs ``\\usepackage{booktabs}``),
+            its last row the legend of its marks.
+
+        Examples
+        --------
+        >>> from sklearn_rankmetrics import compare_rankings
+        >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+        ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
+        >>> print(result.to_latex(ci=False).splitlines()[4])
+        (a) a & \\textbf{1.0000} \\\\
+        """
+        return _comparison_report.to_latex(self, ci=ci, effect_sizes=effect_sizes, digits=digits)
+
+    def to_json(self):
+        """The whole comparison as JSON text, for :meth:`from_json`: settings, rows and per-query values.
+
+        Returns
+        -------
+        text : str
+            Standard JSON (nan written as null). Query ids and system names
+            must be strings or numbers.
+
+        Examples
+        --------
+        >>> from sklearn_rankmetrics import RankingComparison, compare_rankings
+        >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+        ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
+        >>> str(RankingComparison.from_json(result.to_json())) == str(result)
+        True
+        """
+        return _comparison_report.to_json(self)
+
+    @classmethod
+    def from_json(cls, text):
+        """The comparison that :meth:`to_json` wrote.
+
+        Parameters
+        ----------
+        text : str
+            The JSON text.
+
+        Returns
+        -------
+        comparison : RankingComparison
+            Equal to the one written: the same rows (nan where they had nan)
+            and per-query values.
+
+        Examples
+        --------
+        >>> from sklearn_rankmetrics import RankingComparison, compare_rankings
+        >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+        ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
+        >>> RankingComparison.from_json(result.to_json()).rows[1]["wins"]
+        0
+        """
+        return _comparison_report.from_json(cls, text)
 
     def __str__(self):
-        metrics = list(dict.fromkeys(row["metric"] for row in self.rows))
-        systems = list(dict.fromkeys(row["system"] for row in self.rows))
-        alpha = 1 - self.confidence_level
-        cells = {}
-        for row in self.rows:
-            text = f"{row['mean']:.4f}"
-            if row["baseline"] is not None:
-                marker = "*" if row["pvalue_adjusted"] < alpha else " "
-                text += f" {row['delta']:+.4f}{marker}"
-            cells.setdefault((row["system"], row["metric"]), text)
-        width = max(len(text) for text in cells.values()) + 2
-        name_width = max(len(str(system)) for system in systems) + 2
-        lines = ["".ljust(name_width) + "".join(metric.rjust(width) for metric in metrics)]
-        for system in systems:
-            line = str(system).ljust(name_width)
-            line += "".join(cells.get((system, metric), "").rjust(width) for metric in metrics)
-            lines.append(line)
-        correction = self.correction or "no correction"
-        lines.append(
-            f"mean, then the difference to the baseline; * p < {alpha:.2g} ({self.test} test, {correction}, "
-            f"{self.n_queries} queries)"
-        )
-        return "\n".join(lines)
+        return _comparison_report.format_text(self)
 
     def __repr__(self):
         return str(self)
+
+
+def import_pandas(caller):
+    """pandas, or an ImportError that names the extra to install."""
+    try:
+        import pandas as pd
+    except ImportError as error:
+        raise ImportError(
+            f"{caller} needs pandas: pip install 'sklearn-rankmetrics[pandas]' (or pip install pandas)."
+        ) from error
+    return pd
 
 
 def compare_rankings(
@@ -140,6 +392,7 @@ def compare_rankings(
     correction="holm",
     n_resamples=10_000,
     confidence_level=0.95,
+    alpha=0.05,
     random_state=None,
     **options,
 ):
@@ -149,26 +402,42 @@ def compare_rankings(
     ----------
     y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
         Relevance labels, as for :func:`ranking_report`.
-    y_scores : dict of str to array-like
+    y_scores : dict of str to array-like, or to a list of array-likes
         Each system's scores of the same rows, by system name (at least two).
+        A list of score arrays (or an array of shape ``(n_runs, *y_true.shape)``)
+        gives a system's runs: seeds, folds, shards (see Notes).
     qid : array-like of shape (n_samples,), default=None
         Query id of each row, as for :func:`ranking_report`.
     metrics : sequence of str, default=("ndcg@10",)
         Metric names, as for :func:`get_ranking_scorer`.
     baseline : str, default=None
         The system every other one is compared with; None: every pair.
-    test : {"randomization", "t-test", "wilcoxon", "bootstrap"}, default="randomization"
-        The paired two-sided test of a zero mean difference over queries:
+    test : {"randomization", "t-test", "wilcoxon", "bootstrap", "tukey-hsd", \
+"randomized-tukey-hsd"}, default="randomization"
+        The two-sided test of a zero mean difference over queries:
         sign-flip randomization (exact enumeration when ``2**n_queries <=
         n_resamples``), ``scipy.stats.ttest_rel``, ``scipy.stats.wilcoxon``,
-        or the studentized bootstrap (bootstrap-t) of the differences [1]_ [2]_.
-    correction : {"holm", "bonferroni", None}, default="holm"
-        Adjusts the p-values for testing every (pair, metric) of the call.
+        the studentized bootstrap (bootstrap-t) of the differences [1]_ [2]_,
+        or one test of all the systems at once: Tukey's honestly significant
+        difference, or Sakai's randomised version of it [3]_ (see Notes).
+    correction : {"holm", "bonferroni", "fdr_bh", "maxT", None}, default="holm"
+        Adjusts the p-values for testing every (pair, metric) of the call:
+        Holm's step-down, Bonferroni, Benjamini-Hochberg's false discovery
+        rate (``multipletests(method="fdr_bh")`` of statsmodels), or
+        Westfall and Young's step-down maxT from the randomization test's own
+        sign flips [4]_ [5]_ (``test="randomization"`` only). With a Tukey
+        test, which already adjusts over the pairs, it adjusts each pair's
+        p-values across the metrics of the call only (one metric: none).
     n_resamples : int, default=10_000
-        Resamples of the randomization and bootstrap tests and of the
-        bootstrap intervals.
+        Resamples of the randomization, bootstrap and randomised Tukey tests
+        and of the bootstrap intervals.
     confidence_level : float, default=0.95
-        Level of the percentile bootstrap intervals over queries.
+        Level of the intervals: the percentile bootstrap intervals over
+        queries of every mean and (but with a Tukey test) difference, and the
+        simultaneous intervals of a Tukey test.
+    alpha : float, default=0.05
+        A difference is marked significant (in the printed table, the paper
+        tables and the warnings) when its adjusted p-value is below it.
     random_state : int, RandomState instance or None, default=None
         Seeds the resampling; an int makes results reproducible.
     **options : dict
@@ -179,12 +448,26 @@ def compare_rankings(
     Returns
     -------
     comparison : RankingComparison
-        Prints as a table (system x metric, significance marked) and
-        converts with ``to_frame()`` to a long DataFrame.
+        Prints as a table (means, then every pair's difference, significance
+        marked) and converts with ``to_frame()`` to a long DataFrame, with
+        ``to_markdown()``/``to_latex()`` to a paper table and with
+        ``to_json()`` to text.
+
+    Warns
+    -----
+    UserWarning
+        Where a result would mislead: a comparison on one query; a bootstrap
+        test that cannot reach ``alpha``; the Wilcoxon test on 1,000 queries
+        or more [6]_; a significant difference whose effect size is below 0.2
+        (negligible); a pair significant over the queries whose systems' runs
+        do not differ (Welch's t-test over the run means); a Tukey test
+        without residual variance.
 
     See Also
     --------
     ranking_report : The per-query values compared.
+    RankingComparison.anova : The system x query ANOVA of a metric.
+    topic_set_size : How many queries a difference needs.
 
     Notes
     -----
@@ -223,12 +506,59 @@ def compare_rankings(
     every query leaves no spread to studentize by: p = 1, with a warning (the
     randomization test is exact for it).
 
+    The Tukey tests compare all k systems of ``y_scores`` at once, metric by
+    metric (with a ``baseline``, only its pairs are reported, their p-values
+    still those of the k systems). With n queries, the residual mean square
+    MSE of the two-way ANOVA without replication (system x query, df
+    :math:`(k-1)(n-1)`) measures the noise: ``"tukey-hsd"`` refers
+    :math:`q = |\\bar x_b - \\bar x_a| / \\sqrt{MSE/n}` to the studentized
+    range distribution of k means (``scipy.stats.studentized_range``), and
+    its ``delta_ci_low``/``delta_ci_high`` are the simultaneous intervals
+    :math:`\\delta \\pm q_{crit} \\sqrt{MSE/n}`. ``"randomized-tukey-hsd"``
+    permutes each query's values across the systems in every resample, and
+    :math:`p = (1 + \\#\\{\\max_{i,j} |\\bar x^*_i - \\bar x^*_j| \\geq
+    |\\delta|\\}) / (1 + B)`; its intervals are :math:`\\delta \\pm` the
+    ``confidence_level`` quantile of that range. Both report Sakai's effect
+    size :math:`\\delta / \\sqrt{MSE}`. With two systems, Tukey's HSD is the
+    paired t-test (:math:`q = \\sqrt 2\\, |t|`).
+
+    A system of several runs is compared through its per-query values
+    averaged over its runs: the tests ask whether the systems differ on the
+    queries, on average over these runs, so the runs act as fixed. Their
+    spread is not averaged away: each row has ``n_runs`` and ``run_std``,
+    the standard deviation over the runs of the system's mean; the printed
+    table shows it; :meth:`RankingComparison.anova` adds the run, nested in
+    the system, as a factor; and a warning names the pairs significant over
+    the queries whose run means do not differ by Welch's t-test, the
+    question whether other runs would reproduce the difference. One run per
+    system gives the result of single score arrays.
+
+    maxT adjusts the randomization test's p-values from the same sign
+    vectors, so the raw p-values equal those of any other correction with
+    the same ``random_state`` (when every metric is defined on the same
+    queries), an adjusted p-value is never below its raw one, and, as the
+    paired t statistics of the columns share their null distribution up to
+    the discreteness of the sign flips, is at most Bonferroni's; it gains on
+    Holm where the tests are correlated (the pairs share systems, the
+    metrics share queries).
+
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
        Chapman & Hall, 1993, chapter 16.
     .. [2] T. Sakai, "Evaluating evaluation metrics based on the bootstrap",
        SIGIR 2006.
+    .. [3] T. Sakai, "Laboratory Experiments in Information Retrieval",
+       Springer, 2018, chapter 4; B. Carterette, "Multiple testing in
+       statistical analysis of systems-based information retrieval
+       experiments", ACM TOIS 30(1), 2012.
+    .. [4] P. H. Westfall and S. S. Young, "Resampling-Based Multiple
+       Testing", Wiley, 1993, Algorithm 4.1.
+    .. [5] L. Boytsov, A. Belova and P. Westfall, "Deciding on an adjustment
+       for multiplicity in IR experiments", SIGIR 2013.
+    .. [6] N. Ihemelandu and M. D. Ekstrand, "Inference at scale:
+       significance testing for large search and recommendation
+       experiments", SIGIR 2023.
 
     Examples
     --------
@@ -244,19 +574,36 @@ def compare_rankings(
     >>> frame = result.to_frame()
     >>> bool(frame.query("system == 'good' and metric == 'ndcg@10'")["pvalue_adjusted"].iloc[0] < 0.05)
     True
+
+    Three systems at once, with Tukey's HSD:
+
+    >>> better = y_true + rng.normal(0, 0.5, 300)
+    >>> result = compare_rankings(y_true, {"noise": noise, "good": good, "better": better}, qid=qid,
+    ...                           test="tukey-hsd")
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+                       ndcg@10
+    noise               0.8026
+    good                0.9474
+    better              0.9911
+    <BLANKLINE>
+    good - noise      +0.1447*
+    better - noise    +0.1884*
+    better - good     +0.0437
+    means over 30 queries, then each pair's difference; * p < 0.05 (tukey-hsd test, holm, 30 queries)
     """
     systems = check_systems(y_scores, baseline)
     test = check_option("test", test, TESTS)
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of 'holm', 'bonferroni', None; got {plain(correction)!r}.")
+    check_correction(correction, test)
+    alpha = check_alpha(alpha)
     n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     unknown = sorted(set(options) - set(REPORT_OPTIONS))
     if unknown:
         raise TypeError(f"compare_rankings takes the options {', '.join(REPORT_OPTIONS)}; got {', '.join(unknown)}.")
-    reports = {
-        name: ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options)
-        for name, scores in systems.items()
+    run_reports = {
+        name: [ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options) for scores in runs]
+        for name, runs in split_runs(systems, y_true).items()
     }
+    reports = {name: average_runs(runs) for name, runs in run_reports.items()}
     pairs = (
         [(baseline, name) for name in systems if name != baseline]
         if baseline is not None
@@ -265,22 +612,60 @@ def compare_rankings(
     # One stream of resamples for every metric: the Generator seeded from random_state.
     rows = []
     # Metrics whose defined queries are the same share their resamples (all of them, unless zero_division=nan).
-    groups = {}
+    groups, defined_queries = {}, {}
     for metric in metrics:
         defined = np.all([~np.isnan(report[metric]) for report in reports.values()], axis=0)
         groups.setdefault(defined.tobytes(), (defined, []))[1].append(metric)
+        defined_queries[metric] = defined
     for defined, group in groups.values():
         values = {metric: {name: report[metric][defined] for name, report in reports.items()} for metric in group}
-        rows += group_rows(values, pairs, test, n_resamples, confidence_level, rng)
+        # maxT draws the sign flips of every group at once, after the intervals.
+        rows += group_rows(
+            values, pairs, test, n_resamples, confidence_level, rng, compute_pvalues=correction != "maxT"
+        )
     order = {metric: i for i, metric in enumerate(metrics)}
     rows.sort(key=lambda row: order[row["metric"]])
-    adjust(rows, correction)
+    run_values = {
+        metric: {name: np.array([report[metric] for report in runs]) for name, runs in run_reports.items()}
+        for metric in metrics
+    }
+    for row in rows:
+        row["n_runs"], row["run_std"] = run_spread(
+            run_values[row["metric"]][row["system"]], defined_queries[row["metric"]]
+        )
+    if correction == "maxT":
+        adjust_maxt(rows, reports, defined_queries, n_resamples, rng)
+    else:
+        adjust(rows, correction, by_pair=test in TUKEY_TESTS)
     ids = next(iter(reports.values()))["qid"]
+    warn_if_wilcoxon_at_scale(test, max((int(defined.sum()) for defined in defined_queries.values()), default=0))
+    warn_if_negligible(rows, alpha)
+    warn_if_runs_disagree(rows, run_values, defined_queries, alpha)
     per_query = {
         "qid": ids,
         **{metric: {name: report[metric] for name, report in reports.items()} for metric in metrics},
     }
-    return RankingComparison(rows, test, correction, confidence_level, len(ids), per_query)
+    several = any(len(runs) > 1 for runs in run_reports.values())
+    return RankingComparison(
+        rows, test, correction, confidence_level, len(ids), per_query, alpha, run_values if several else {}
+    )
+
+
+def check_correction(correction, test):
+    """Raise unless ``correction`` is known, and maxT comes with the randomization test whose resamples it needs."""
+    if not (correction is None or (isinstance(correction, str) and correction in CORRECTIONS)):
+        names = [option for option in CORRECTIONS if option is not None]
+        close = difflib.get_close_matches(correction, names, n=1) if isinstance(correction, str) else []
+        raise ValueError(
+            f"correction must be one of 'holm', 'bonferroni', 'fdr_bh', 'maxT', None; got {plain(correction)!r}."
+            + (f" Did you mean {close[0]!r}?" if close else "")
+        )
+    if correction == "maxT" and test != "randomization":
+        raise ValueError(
+            f"correction='maxT' needs test='randomization': it adjusts from that test's own sign flips, which "
+            f"test={test!r} does not draw. Use correction='holm' or 'fdr_bh' with it"
+            + (", or no correction: a Tukey test already adjusts over the pairs." if test in TUKEY_TESTS else ".")
+        )
 
 
 def check_systems(y_scores, baseline):
@@ -299,11 +684,13 @@ def check_systems(y_scores, baseline):
     return systems
 
 
-def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
+def group_rows(values, pairs, test, n_resamples, confidence_level, rng, *, compute_pvalues=True):
     """The rows of metrics on the same queries: each system's mean and interval, then each pair's comparison.
 
     ``values[metric][system]`` holds the per-query values. Every interval and
     test of the group comes from the same resamples, as matrix products.
+    ``compute_pvalues=False`` leaves the p-values nan, for a correction that
+    computes them with its own (maxT).
     """
     metrics, names = list(values), list(next(iter(values.values())))
     columns = np.column_stack([values[metric][name] for metric in metrics for name in names])
@@ -322,7 +709,17 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
     resampled = np.column_stack([resampled[:, :n_systems], resampled[:, :n_systems] @ contrast])
     tail = (1 - confidence_level) / 2
     low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
-    pvalues = paired_pvalues(differences, test, n_resamples, rng, moments)
+    if test in TUKEY_TESTS:  # a test of all the systems at once, with its own (simultaneous) intervals
+        tukey = tukey_columns(values, pairs, test, n_resamples, confidence_level, rng)
+        pvalues, effects = tukey["pvalue"].tolist(), tukey["effect_size"].tolist()
+        low[n_systems:], high[n_systems:] = tukey["delta_ci_low"], tukey["delta_ci_high"]
+    else:
+        pvalues = (
+            paired_pvalues(differences, test, n_resamples, rng, moments)
+            if compute_pvalues
+            else [np.nan] * differences.shape[1]
+        )
+        effects = [effect_size(d) for d in differences.T]
     warn_if_powerless(differences, test, 1 - confidence_level, metrics, pairs)
     rows = []
     for m, metric in enumerate(metrics):
@@ -350,7 +747,7 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
                     "delta_ci_low": float(low[n_systems + column]),
                     "delta_ci_high": float(high[n_systems + column]),
                     "pvalue": pvalues[column],
-                    "effect_size": effect_size(d),
+                    "effect_size": effects[column],
                     "wins": int(np.sum(d > 0)),
                     "ties": int(np.sum(d == 0)),
                     "losses": int(np.sum(d < 0)),
@@ -509,13 +906,42 @@ def exact_randomization_counts(differences):
     return sum_in_threads(block, range(0, 2**n_queries, BLOCK))
 
 
-def adjust(rows, correction):
-    """Set ``pvalue_adjusted`` of the rows of a pair, across all the (pair, metric) rows tested."""
-    tested = [row for row in rows if row["baseline"] is not None]
-    if tested:
-        adjusted = holm_bonferroni(np.array([row["pvalue"] for row in tested]), correction)
+def adjust(rows, correction, *, by_pair=False):
+    """Set ``pvalue_adjusted`` of the rows of a pair, across all the (pair, metric) rows tested.
+
+    ``by_pair``: across the metrics of each pair only (a Tukey test has
+    already adjusted over the pairs).
+    """
+    families = {}
+    for row in rows:
+        if row["baseline"] is not None:
+            families.setdefault((row["baseline"], row["system"]) if by_pair else None, []).append(row)
+    for tested in families.values():
+        pvalues = np.array([row["pvalue"] for row in tested])
+        adjusted = benjamini_hochberg(pvalues) if correction == "fdr_bh" else holm_bonferroni(pvalues, correction)
         for row, value in zip(tested, adjusted, strict=True):
             row["pvalue_adjusted"] = float(value)
+
+
+def adjust_maxt(rows, reports, defined_queries, n_resamples, rng):
+    """Set both p-values of the tested rows from one randomization of every (pair, metric) with maxT.
+
+    The sign vectors flip the queries any metric defines; a query a metric
+    leaves out has a difference of 0 in its columns, which no flip changes.
+    """
+    tested = [row for row in rows if row["baseline"] is not None]
+    if not tested:
+        return
+    queries = np.any(list(defined_queries.values()), axis=0)
+    columns, counts = [], []
+    for row in tested:
+        metric, defined = row["metric"], defined_queries[row["metric"]]
+        d = reports[row["system"]][metric] - reports[row["baseline"]][metric]
+        columns.append(np.where(defined, d, 0.0)[queries])
+        counts.append(defined.sum())
+    raw, adjusted = maxt_randomization(np.column_stack(columns), np.array(counts), n_resamples, rng)
+    for row, pvalue, value in zip(tested, raw, adjusted, strict=True):
+        row["pvalue"], row["pvalue_adjusted"] = float(pvalue), float(value)
 
 
 def holm_bonferroni(pvalues, correction):

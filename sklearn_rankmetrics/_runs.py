@@ -1,0 +1,102 @@
+"""Several runs per system (seeds, folds, shards): the run as a factor of a comparison.
+
+A system given as a list of score arrays is compared through its per-query
+values averaged over its runs: the paired tests ask whether the systems
+differ on the queries, on average over their runs. The runs' own variation is
+not averaged away: each row reports how many runs a system has and the
+standard deviation of its mean over them (``n_runs``, ``run_std``),
+``RankingComparison.anova`` adds the run, nested in the system, as a factor,
+and a warning names the pairs found significant over the queries whose runs
+do not differ significantly (Welch's t-test over the run means).
+"""
+
+import numpy as np
+from scipy import stats
+
+from ._validation import plain
+from ._warnings import warn
+
+
+def split_runs(systems, y_true):
+    """Each system's runs, a list of score arrays: one array of ``y_true``'s shape is a single run.
+
+    A list or tuple of arrays of ``y_true``'s shape, or an array of shape
+    ``(n_runs, *y_true.shape)``, holds several runs. Anything else is one run,
+    which :func:`ranking_report` then checks.
+    """
+    shape = tuple(np.shape(y_true))
+    runs = {}
+    for name, scores in systems.items():
+        if isinstance(scores, list | tuple) and not scores:
+            raise ValueError(f"y_scores[{plain(name)!r}] is an empty list: give each system one or more runs.")
+        if is_run_list(scores, shape):
+            runs[name] = list(scores)
+        elif hasattr(scores, "shape") and tuple(scores.shape)[1:] == shape and len(scores.shape) == len(shape) + 1:
+            runs[name] = list(scores)
+        else:
+            runs[name] = [scores]
+    return runs
+
+
+def is_run_list(scores, shape):
+    """Whether ``scores`` is a list or tuple of arrays, each of the labels' shape."""
+    if not isinstance(scores, list | tuple):
+        return False
+    try:
+        return all(np.ndim(run) > 0 and tuple(np.shape(run)) == shape for run in scores)
+    except ValueError:  # a ragged element
+        return False
+
+
+def average_runs(reports):
+    """One report of per-query values from the reports of a system's runs: their mean over the runs."""
+    first = reports[0]
+    return {
+        "qid": first["qid"],
+        **{name: np.mean([report[name] for report in reports], axis=0) for name in first if name != "qid"},
+    }
+
+
+def run_spread(runs, defined):
+    """The number of runs and the standard deviation over them of the mean over the ``defined`` queries.
+
+    ``runs`` is an (n_runs, n_queries) array of per-query values; the
+    standard deviation is nan with one run.
+    """
+    means = runs[:, defined].mean(axis=1)
+    return len(runs), (float(means.std(ddof=1)) if len(runs) > 1 else np.nan)
+
+
+def warn_if_runs_disagree(rows, run_values, defined, alpha):
+    """Warn where a pair significant over the queries does not differ over its systems' runs.
+
+    Over the queries, the runs are averaged: the test asks about these runs.
+    Whether another seed would reproduce the difference is a question about
+    the runs: Welch's t-test of the two systems' run means (each over the
+    compared queries) answers it, where both systems have two runs or more.
+    """
+    doubtful = []
+    for row in rows:
+        if row["baseline"] is None or not row["pvalue_adjusted"] < alpha:
+            continue
+        metric, a, b = row["metric"], row["baseline"], row["system"]
+        runs_a, runs_b = run_values[metric][a], run_values[metric][b]
+        if min(len(runs_a), len(runs_b)) < 2:
+            continue
+        mask = defined[metric]
+        means_a, means_b = runs_a[:, mask].mean(axis=1), runs_b[:, mask].mean(axis=1)
+        pvalue = stats.ttest_ind(means_b, means_a, equal_var=False).pvalue
+        if pvalue >= alpha:
+            doubtful.append(
+                f"{plain(b)!r} - {plain(a)!r} on {plain(metric)!r} ({len(runs_b)} and {len(runs_a)} runs, "
+                f"run means {means_b.mean():.4g} and {means_a.mean():.4g}, Welch p = {pvalue:.3g})"
+            )
+    if doubtful:
+        shown = "; ".join(doubtful[:5]) + (f"; and {len(doubtful) - 5} more" if len(doubtful) > 5 else "")
+        warn(
+            f"Significant over the queries, but not over the runs: {shown}. The tests over the queries average "
+            "each system's runs and so treat these runs as the systems; their run means differ by no more than "
+            "the runs vary, so another set of runs (seeds, folds) may not reproduce the difference. Compare more "
+            "runs, or report the run spread (run_std) beside the result.",
+            UserWarning,
+        )
