@@ -161,7 +161,7 @@ class RankingComparison:
         [1.0, 19.0, 19.0]
         """
         pd = import_pandas("RankingComparison.anova")
-        metric = self.check_metric(metric)
+        metric = self._metric_name(metric)
         values = self.per_query[metric]
         defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
         runs = self.run_values.get(metric)
@@ -221,7 +221,7 @@ class RankingComparison:
         >>> result.queries_needed(power=0.8)
         {('a', 'b'): 24}
         """
-        metric = self.check_metric(metric)
+        metric = self._metric_name(metric)
         alpha = self.alpha if alpha is None else check_alpha(alpha)
         values = self.per_query[metric]
         defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
@@ -244,7 +244,7 @@ class RankingComparison:
             )
         return {(row["baseline"], row["system"]): size for row, size in zip(tested, sizes, strict=True)}
 
-    def check_metric(self, metric):
+    def _metric_name(self, metric):
         """The metric named, or the first one; a ValueError naming the metrics otherwise."""
         metrics = [name for name in self.per_query if name != "qid"]
         if metric is None:

@@ -169,7 +169,7 @@ def topic_set_size(effect_size, *, alpha=0.05, power=0.8):
     return smallest_n(lambda n: t_power(effect_size, float(n), alpha) >= power, "topic_set_size")
 
 
-def topic_set_size_anova(min_range, variance, n_systems, *, alpha=0.05, power=0.8):
+def topic_set_size_anova(min_range, *, variance, n_systems, alpha=0.05, power=0.8):
     """The smallest number of queries for which a one-way ANOVA of several systems reaches a power (Sakai).
 
     Sakai's ANOVA-based design [1]_: with ``n_systems`` systems whose true
@@ -218,7 +218,7 @@ def topic_set_size_anova(min_range, variance, n_systems, *, alpha=0.05, power=0.
     Examples
     --------
     >>> from sklearn_rankmetrics import topic_set_size_anova
-    >>> topic_set_size_anova(0.1, 0.05, n_systems=10)  # nDCG-like variance, a range of 0.1 over 10 systems
+    >>> topic_set_size_anova(0.1, variance=0.05, n_systems=10)  # nDCG-like variance, a range of 0.1 over 10 systems
     158
     """
     min_range = check_effect("min_range", min_range)
@@ -245,7 +245,7 @@ def expected_ci_width(n, variance, confidence_level):
     return 2 * stats.t.isf((1 - confidence_level) / 2, n - 1) * c4 * np.sqrt(variance / n)
 
 
-def topic_set_size_ci(max_width, variance, *, confidence_level=0.95):
+def topic_set_size_ci(max_width, *, variance, confidence_level=0.95):
     """The smallest number of queries whose confidence interval of a difference is expected to be narrow enough.
 
     Sakai's CI-based design [1]_ (after Nagata): the expected width of the
@@ -285,7 +285,7 @@ def topic_set_size_ci(max_width, variance, *, confidence_level=0.95):
     Examples
     --------
     >>> from sklearn_rankmetrics import topic_set_size_ci
-    >>> topic_set_size_ci(0.1, 2 * 0.05)  # an interval 0.1 wide, within-system variance 0.05
+    >>> topic_set_size_ci(0.1, variance=2 * 0.05)  # an interval 0.1 wide, within-system variance 0.05
     156
     """
     max_width = check_real("max_width", max_width, low=0, low_open=True)

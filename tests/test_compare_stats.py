@@ -415,12 +415,13 @@ def test_topic_set_size_anova_equals_statsmodels_one_way_power():
         for power in (0.7, 0.9):
             f = min_range / np.sqrt(2 * m * variance)  # Cohen's f of the least favourable means
             total = FTestAnovaPower().solve_power(f, alpha=0.05, power=power, k_groups=m)
-            assert topic_set_size_anova(min_range, variance, m, power=power) == math.ceil(total / m - 1e-9)
+            n = topic_set_size_anova(min_range, variance=variance, n_systems=m, power=power)
+            assert n == math.ceil(total / m - 1e-9)
 
 
 def test_topic_set_size_ci_equals_a_direct_search_and_nagatas_approximation():
     for width, variance, level in [(0.1, 0.1, 0.95), (0.05, 0.04, 0.95), (0.2, 0.05, 0.9), (1.0, 0.01, 0.99)]:
-        n = topic_set_size_ci(width, variance, confidence_level=level)
+        n = topic_set_size_ci(width, variance=variance, confidence_level=level)
         direct = next(m for m in range(2, 100_000) if expected_ci_width_direct(m, variance, level) <= width)
         assert n == direct
         # Nagata's starting point 4 z^2 sigma^2 / delta^2 is the large-n limit: within a few queries of it.
@@ -452,9 +453,9 @@ def test_expected_ci_width_uses_the_mean_of_the_sample_standard_deviation():
         (lambda: paired_t_power(0.3, 1), r"n_queries must be integers >= 2; got 1"),
         (lambda: paired_t_power(0.3, 10.5), r"n_queries must be integers >= 2"),
         (lambda: paired_t_power(np.nan, 10), "effect_size must be finite"),
-        (lambda: topic_set_size_anova(0.1, 0.0, 5), r"variance must be in \(0, inf\]"),
-        (lambda: topic_set_size_anova(0.1, 0.05, 1), "n_systems must be an integer >= 2"),
-        (lambda: topic_set_size_ci(-0.1, 0.05), r"max_width must be in \(0, inf\]"),
+        (lambda: topic_set_size_anova(0.1, variance=0.0, n_systems=5), r"variance must be in \(0, inf\]"),
+        (lambda: topic_set_size_anova(0.1, variance=0.05, n_systems=1), "n_systems must be an integer >= 2"),
+        (lambda: topic_set_size_ci(-0.1, variance=0.05), r"max_width must be in \(0, inf\]"),
     ],
 )
 def test_power_functions_reject_bad_arguments(call, message):

@@ -56,4 +56,8 @@ def test_options_are_keyword_only(name):
         ["path"],
         ["n_queries", "n_docs", "n_features"],
         ["estimator", "X", "y"],  # permutation_importance, as scikit-learn's
+        ["effect_size", "n_queries"],  # paired_t_power, as statsmodels' TTestPower().power
+        ["effect_size"],  # topic_set_size: the requirement, then its settings
+        ["min_range"],
+        ["max_width"],
     ), positional

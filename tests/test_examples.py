@@ -10,7 +10,9 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-@pytest.mark.parametrize("script", ["compare_rankers.py", "evaluate_trec_run.py", "evaluate_recommender.py"])
+@pytest.mark.parametrize(
+    "script", ["compare_rankers.py", "compare_many_systems.py", "evaluate_trec_run.py", "evaluate_recommender.py"]
+)
 def test_example_runs(script, tmp_path):
     pytest.importorskip("matplotlib")
     environment = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
