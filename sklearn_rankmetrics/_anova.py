@@ -49,6 +49,11 @@ def anova_table(values, runs=None):
             )
         cube = np.stack([np.asarray(run).T for run in runs.values()], axis=1)
     n, k, r = cube.shape
+    if n < 2:
+        raise ValueError(
+            f"RankingComparison.anova needs at least two queries that every system defines; got {n}. With "
+            "zero_division=np.nan, queries without a relevant document are left out."
+        )
     grand = cube.mean()
     system_means = cube.mean(axis=(0, 2))
     query_means = cube.mean(axis=(1, 2))

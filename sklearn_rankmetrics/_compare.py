@@ -424,8 +424,9 @@ def compare_rankings(
         Adjusts the p-values for testing every (pair, metric) of the call:
         Holm's step-down, Bonferroni, Benjamini-Hochberg's false discovery
         rate (``multipletests(method="fdr_bh")`` of statsmodels), or
-        Westfall and Young's step-down maxT from the randomization test's own
-        sign flips [4]_ [5]_ (``test="randomization"`` only). With a Tukey
+        Westfall and Young's step-down resampling adjustment from the
+        randomization test's own sign flips [4]_ [5]_ (``test="randomization"``
+        only; see Notes). With a Tukey
         test, which already adjusts over the pairs, it adjusts each pair's
         p-values across the metrics of the call only (one metric: none).
     n_resamples : int, default=10_000
@@ -533,14 +534,21 @@ def compare_rankings(
     question whether other runs would reproduce the difference. One run per
     system gives the result of single score arrays.
 
-    maxT adjusts the randomization test's p-values from the same sign
-    vectors, so the raw p-values equal those of any other correction with
-    the same ``random_state`` (when every metric is defined on the same
-    queries), an adjusted p-value is never below its raw one, and, as the
-    paired t statistics of the columns share their null distribution up to
-    the discreteness of the sign flips, is at most Bonferroni's; it gains on
-    Holm where the tests are correlated (the pairs share systems, the
-    metrics share queries).
+    ``correction="maxT"`` is Westfall and Young's step-down resampling
+    adjustment [4]_ from the randomization test's own sign flips, which flip
+    the same queries in every (pair, metric): it knows that the tests are
+    correlated (the pairs share systems, the metrics share queries), where
+    Holm and Bonferroni assume the worst. In each flip, every column's
+    statistic is standardized by its own randomization distribution (its
+    p-value among the flips), the form Westfall and Young call minP: the
+    per-query differences of IR metrics are often tied at 0 on most queries
+    for one pair and continuous for another, and on the raw t statistic of
+    maxT proper (as in Boytsov et al. [5]_) such unlike columns made the
+    adjustment exceed Bonferroni's. With the same ``random_state`` the raw
+    p-values equal those of the other corrections (when every metric is
+    defined on the same queries); every adjusted p-value lies between its
+    raw p-value and Holm's (so Bonferroni's) adjustment. Memory: two
+    ``n_resamples x n_tests`` arrays.
 
     References
     ----------
@@ -553,7 +561,7 @@ def compare_rankings(
        statistical analysis of systems-based information retrieval
        experiments", ACM TOIS 30(1), 2012.
     .. [4] P. H. Westfall and S. S. Young, "Resampling-Based Multiple
-       Testing", Wiley, 1993, Algorithm 4.1.
+       Testing", Wiley, 1993, section 2.6 and Algorithm 2.8.
     .. [5] L. Boytsov, A. Belova and P. Westfall, "Deciding on an adjustment
        for multiplicity in IR experiments", SIGIR 2013.
     .. [6] N. Ihemelandu and M. D. Ekstrand, "Inference at scale:
@@ -600,7 +608,10 @@ def compare_rankings(
     if unknown:
         raise TypeError(f"compare_rankings takes the options {', '.join(REPORT_OPTIONS)}; got {', '.join(unknown)}.")
     run_reports = {
-        name: [ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options) for scores in runs]
+        name: [
+            system_report(name, index, len(runs), y_true, scores, qid, metrics, options)
+            for index, scores in enumerate(runs)
+        ]
         for name, runs in split_runs(systems, y_true).items()
     }
     reports = {name: average_runs(runs) for name, runs in run_reports.items()}
@@ -649,6 +660,17 @@ def compare_rankings(
     return RankingComparison(
         rows, test, correction, confidence_level, len(ids), per_query, alpha, run_values if several else {}
     )
+
+
+def system_report(name, index, n_runs, y_true, scores, qid, metrics, options):
+    """The per-query values of a system's run; an error in its scores names the system (and the run)."""
+    try:
+        return ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options)
+    except (ValueError, TypeError) as error:
+        if "y_score" not in str(error):
+            raise
+        where = f"y_scores[{plain(name)!r}]" + (f", run {index} of {n_runs}" if n_runs > 1 else "")
+        raise type(error)(f"{where}: {error}") from error
 
 
 def check_correction(correction, test):
@@ -933,13 +955,11 @@ def adjust_maxt(rows, reports, defined_queries, n_resamples, rng):
     if not tested:
         return
     queries = np.any(list(defined_queries.values()), axis=0)
-    columns, counts = [], []
+    columns = []
     for row in tested:
-        metric, defined = row["metric"], defined_queries[row["metric"]]
-        d = reports[row["system"]][metric] - reports[row["baseline"]][metric]
-        columns.append(np.where(defined, d, 0.0)[queries])
-        counts.append(defined.sum())
-    raw, adjusted = maxt_randomization(np.column_stack(columns), np.array(counts), n_resamples, rng)
+        d = reports[row["system"]][row["metric"]] - reports[row["baseline"]][row["metric"]]
+        columns.append(np.where(defined_queries[row["metric"]], d, 0.0)[queries])
+    raw, adjusted = maxt_randomization(np.column_stack(columns), n_resamples, rng)
     for row, pvalue, value in zip(tested, raw, adjusted, strict=True):
         row["pvalue"], row["pvalue_adjusted"] = float(pvalue), float(value)
 

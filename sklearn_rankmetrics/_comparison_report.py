@@ -11,7 +11,7 @@ import string
 
 import numpy as np
 
-from ._validation import plain
+from ._validation import check_flag, check_integer, plain
 
 FORMAT = "sklearn_rankmetrics.RankingComparison"
 VERSION = 1
@@ -120,6 +120,8 @@ def letters(count):
 
 def paper_table(comparison, *, ci, effect_sizes, digits):
     """The cells of the paper table: per (system, metric), the mean, its interval, the systems it beats."""
+    ci, effect_sizes = check_flag("ci", ci), check_flag("effect_sizes", effect_sizes)
+    digits = check_integer("digits", digits, low=0)
     metrics, systems, summary = layout(comparison)
     label = dict(zip(systems, letters(len(systems)), strict=True))
     beaten = {}

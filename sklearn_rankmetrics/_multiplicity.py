@@ -1,18 +1,16 @@
-"""Multiple comparisons: Benjamini-Hochberg's false discovery rate, and Westfall-Young's step-down maxT.
+"""Multiple comparisons: Benjamini-Hochberg's false discovery rate, and Westfall-Young's step-down adjustment.
 
-maxT adjusts from the randomization test's own sign flips: every resample
-flips the same queries in every (pair, metric) column, so the adjustment
-carries the dependence between the columns (the pairs share systems, the
-metrics share queries), which Bonferroni and Holm ignore.
+The Westfall-Young adjustment (``correction="maxT"``) uses the randomization
+test's own sign flips: every resample flips the same queries in every
+(pair, metric) column, so the adjustment carries the dependence between the
+columns (the pairs share systems, the metrics share queries), which
+Bonferroni and Holm ignore.
 """
 
 import numpy as np
 
-from ._parallel import sum_in_threads
+from ._parallel import map_in_threads
 from ._resampling import BLOCK, resample_blocks
-
-# Two studentized statistics closer than this, relative to the observed one, count as equal (rounding).
-RELATIVE_TOLERANCE = 1e-12
 
 
 def benjamini_hochberg(pvalues):
@@ -33,31 +31,14 @@ def benjamini_hochberg(pvalues):
     return adjusted
 
 
-def studentized(sums, squares, counts):
-    """|t| of the paired differences whose sum, sum of squares and number are given, for every sign flip.
-
-    A flip keeps the sum of squares, so the t statistic of the flipped
-    differences depends on their sum alone: :math:`|t| = |S| \\sqrt{n - 1} /
-    \\sqrt{n\\,SS - S^2}`, increasing in :math:`|S|`. A column without
-    spread (all its differences of one size and sign) has an infinite
-    statistic; one of zeros, or of fewer than two queries, a statistic of 0.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        statistic = (
-            np.abs(sums) * np.sqrt(np.maximum(counts - 1, 0)) / np.sqrt(np.maximum(counts * squares - sums**2, 0))
-        )
-    return np.where(np.isnan(statistic) | (counts < 2), 0.0, statistic)
-
-
-def maxt_randomization(differences, counts, n_resamples, rng):
-    """The sign-flip randomization p-values of each column, and their Westfall-Young step-down maxT adjustment.
+def maxt_randomization(differences, n_resamples, rng):
+    """The sign-flip randomization p-values of each column, and their Westfall-Young step-down adjustment.
 
     Parameters
     ----------
     differences : ndarray of shape (n_queries, n_columns)
-        Paired per-query differences, 0 where a query is left out of a column.
-    counts : ndarray of shape (n_columns,)
-        The number of queries of each column.
+        Paired per-query differences, 0 where a query is left out of a column
+        (no flip changes a 0).
     n_resamples : int
         Sign vectors drawn; all 2**n_queries of them when that many fit.
     rng : numpy Generator
@@ -70,52 +51,56 @@ def maxt_randomization(differences, counts, n_resamples, rng):
 
     Notes
     -----
-    Westfall and Young's Algorithm 4.1 (1993), with the paired t statistic of
-    each column as in Boytsov, Belova and Westfall (SIGIR 2013). The columns
-    sorted by decreasing observed :math:`|t|`, column (i) counts the sign
-    vectors where its own flipped sum is as extreme as the observed one (the
-    raw test's event) or where the largest flipped :math:`|t|` among the
-    columns after it reaches its observed :math:`|t|`; then the adjusted
-    p-values are made non-decreasing in that order. Each count includes the
-    raw one, so an adjusted p-value is never below the raw p-value.
+    The reference set is the observed sign vector and the resampled ones
+    (every vector when enumerated). In it, each vector's flipped sum gets its
+    own column's p-value, the share of the set as extreme: the statistic
+    standardized by its column's randomization distribution, so that columns
+    of unlike distributions (differences tied at 0 on most queries beside
+    continuous ones) meet on one scale. With the columns sorted by raw
+    p-value, column (i) counts the vectors of the set where its own flipped
+    sum is as extreme as observed (the raw test's event) or where the
+    smallest standardized p-value among the columns after it reaches its raw
+    p-value (Westfall and Young's successive extremes, their Algorithm 2.8);
+    the adjusted p-values are then made non-decreasing in that order. Each
+    count includes the raw one, and the columns after (i) add at most the
+    raw count each, so ``raw <= adjusted <= Holm's <= Bonferroni's``.
+    Memory: two (vectors x columns) arrays.
     """
-    from ._compare import at_least, sum_tolerance
+    from ._compare import at_least, sum_tolerance  # here: _compare imports this module
 
     n_queries = len(differences)
     observed, tolerance = differences.sum(axis=0), sum_tolerance(differences)
-    squares = (differences**2).sum(axis=0)
-    order = np.argsort(-studentized(observed, squares, counts), kind="stable")
-    threshold = studentized(observed, squares, counts)[order] * (1 - RELATIVE_TOLERANCE)
-
-    def counts_of(flipped):
-        """Per column: the sign vectors as extreme for the raw test, and for the step-down maxT."""
-        own = at_least(flipped, observed, tolerance)
-        statistics = studentized(flipped, squares, counts)[:, order]
-        # The largest statistic among the columns after each one (in decreasing observed |t|), -1 after the last.
-        after = np.maximum.accumulate(statistics[:, ::-1], axis=1)[:, ::-1]
-        after = np.column_stack([after[:, 1:], np.full(len(after), -1.0)])
-        stepped = own[:, order] | (after >= threshold)
-        return np.stack([own.sum(axis=0), stepped.sum(axis=0)])
-
     if 2**n_queries <= n_resamples:
         bits = np.arange(n_queries)
 
         def block(start):
             vectors = np.arange(start, min(start + BLOCK, 2**n_queries))
-            signs = 1.0 - 2.0 * ((vectors[:, None] >> bits) & 1)
-            return counts_of(signs @ differences)
+            return (1.0 - 2.0 * ((vectors[:, None] >> bits) & 1)) @ differences
 
-        own, stepped = sum_in_threads(block, range(0, 2**n_queries, BLOCK))
-        raw, step = own / 2**n_queries, stepped / 2**n_queries
+        reference = np.concatenate(map_in_threads(block, range(0, 2**n_queries, BLOCK)))
     else:
 
         def block(size, generator):
             # The draws of randomization_pvalues: sum of s_i d_i with signs s = 2 b - 1 from random bits b.
             bits = np.unpackbits(generator.integers(0, 256, size=(size, (n_queries + 7) // 8), dtype=np.uint8), axis=1)
-            return counts_of(2.0 * (bits[:, :n_queries].astype(np.float64) @ differences) - observed)[None]
+            return 2.0 * (bits[:, :n_queries].astype(np.float64) @ differences) - observed
 
-        own, stepped = resample_blocks(n_resamples, rng, block).sum(axis=0)
-        raw, step = (own + 1) / (n_resamples + 1), (stepped + 1) / (n_resamples + 1)
-    adjusted = np.empty_like(raw)
-    adjusted[order] = np.maximum.accumulate(step)
-    return raw, adjusted
+        reference = np.vstack([observed, resample_blocks(n_resamples, rng, block)])
+    own = at_least(reference, observed, tolerance)  # as extreme as observed: the raw test's count
+    raw_counts = own.sum(axis=0)
+    # Each vector's count in its column: how many vectors of the set are as extreme as it is.
+    magnitudes = np.abs(reference)
+    ranked = np.sort(magnitudes, axis=0)
+    counts = np.column_stack(
+        [
+            len(reference) - np.searchsorted(ranked[:, j], magnitudes[:, j] - tolerance[j], side="left")
+            for j in range(reference.shape[1])
+        ]
+    )
+    order = np.argsort(raw_counts, kind="stable")
+    successive = np.minimum.accumulate(counts[:, order][:, ::-1], axis=1)[:, ::-1]
+    after = np.column_stack([successive[:, 1:], np.full(len(reference), len(reference) + 1)])
+    stepped = (own[:, order] | (after <= raw_counts[order])).sum(axis=0)
+    adjusted = np.empty(len(observed))
+    adjusted[order] = np.maximum.accumulate(stepped / len(reference))
+    return raw_counts / len(reference), adjusted

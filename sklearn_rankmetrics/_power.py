@@ -299,12 +299,16 @@ def topic_set_size_ci(max_width, *, variance, confidence_level=0.95):
 def required_queries(differences, *, alpha, power):
     """The paired t-test's topic set size for each column of per-query differences, from their own d_z.
 
-    None where the mean difference is 0 (no number of queries detects it);
-    2 where the differences are equal and non-zero (no spread).
+    None where the mean difference is 0 (no number of queries detects it) or
+    where fewer than two queries leave no spread to estimate; 2 where the
+    differences are equal and non-zero (no spread).
     """
     sizes = []
     for d in differences.T:
-        mean, spread = d.mean(), d.std(ddof=1) if len(d) > 1 else 0.0
+        if len(d) < 2:
+            sizes.append(None)
+            continue
+        mean, spread = d.mean(), d.std(ddof=1)
         if mean == 0:
             sizes.append(None)
         elif spread == 0:

@@ -20,32 +20,38 @@ from ._warnings import warn
 def split_runs(systems, y_true):
     """Each system's runs, a list of score arrays: one array of ``y_true``'s shape is a single run.
 
-    A list or tuple of arrays of ``y_true``'s shape, or an array of shape
+    A list or tuple of arrays of ``y_true``'s dimension, or an array of shape
     ``(n_runs, *y_true.shape)``, holds several runs. Anything else is one run,
     which :func:`ranking_report` then checks.
     """
     shape = tuple(np.shape(y_true))
-    runs = {}
-    for name, scores in systems.items():
-        if isinstance(scores, list | tuple) and not scores:
+    return {name: runs_of(name, scores, shape) for name, scores in systems.items()}
+
+
+def runs_of(name, scores, shape):
+    """The runs of one system, checking that a list of runs scores the rows of ``y_true`` in each run."""
+    if isinstance(scores, list | tuple):
+        if not scores:
             raise ValueError(f"y_scores[{plain(name)!r}] is an empty list: give each system one or more runs.")
-        if is_run_list(scores, shape):
-            runs[name] = list(scores)
-        elif hasattr(scores, "shape") and tuple(scores.shape)[1:] == shape and len(scores.shape) == len(shape) + 1:
-            runs[name] = list(scores)
-        else:
-            runs[name] = [scores]
-    return runs
+        if all(dimension(run) == len(shape) for run in scores):  # each element a whole score array: runs
+            for index, run in enumerate(scores):
+                if tuple(np.shape(run)) != shape:
+                    raise ValueError(
+                        f"y_scores[{plain(name)!r}] is a list of {len(scores)} runs, but run {index} has shape "
+                        f"{tuple(np.shape(run))}; every run scores the rows of y_true, of shape {shape}."
+                    )
+            return list(scores)
+    elif hasattr(scores, "shape") and len(scores.shape) == len(shape) + 1 and tuple(scores.shape)[1:] == shape:
+        return list(scores)  # an array of stacked runs
+    return [scores]
 
 
-def is_run_list(scores, shape):
-    """Whether ``scores`` is a list or tuple of arrays, each of the labels' shape."""
-    if not isinstance(scores, list | tuple):
-        return False
+def dimension(values):
+    """The number of dimensions of an array-like, or None for a ragged one."""
     try:
-        return all(np.ndim(run) > 0 and tuple(np.shape(run)) == shape for run in scores)
-    except ValueError:  # a ragged element
-        return False
+        return np.ndim(values)
+    except ValueError:  # a ragged nested sequence
+        return None
 
 
 def average_runs(reports):
