@@ -147,6 +147,10 @@ class RankingComparison:
             run's per-query values, every F against the residual (the runs as
             fixed effects, as statsmodels computes it).
 
+        See Also
+        --------
+        compare_rankings : Its ``test="tukey-hsd"`` measures differences against this residual.
+
         Examples
         --------
         >>> import numpy as np
@@ -171,7 +175,7 @@ class RankingComparison:
         return pd.DataFrame.from_dict(table, orient="index")[["sum_sq", "df", "mean_sq", "F", "pvalue"]]
 
     def queries_needed(self, metric=None, *, power=0.8, alpha=None):
-        """How many queries would make each tested difference significant, with a given power?
+        """The number of queries that would make each tested difference significant, with a given power.
 
         The paired t-test's topic set size (:func:`topic_set_size`) for the
         pair's observed standardized difference :math:`d_z = \\bar d / s_d`,
@@ -202,6 +206,11 @@ class RankingComparison:
             Where a pair is not significant and needs more queries than were
             compared: too few queries for the requested power, so the
             comparison cannot tell whether a difference of that size exists.
+
+        See Also
+        --------
+        topic_set_size : The same design for a difference chosen in advance.
+        paired_t_power : The power at a given number of queries.
 
         Notes
         -----
@@ -275,6 +284,10 @@ class RankingComparison:
         table : str
             The table, then a line that says what its marks mean.
 
+        See Also
+        --------
+        RankingComparison.to_latex : The same table for LaTeX.
+
         Examples
         --------
         >>> from sklearn_rankmetrics import compare_rankings
@@ -309,6 +322,10 @@ class RankingComparison:
             A ``tabular`` environment (needs ``\\usepackage{booktabs}``),
             its last row the legend of its marks.
 
+        See Also
+        --------
+        RankingComparison.to_markdown : The same table in Markdown.
+
         Examples
         --------
         >>> from sklearn_rankmetrics import compare_rankings
@@ -327,6 +344,10 @@ class RankingComparison:
         text : str
             Standard JSON (nan written as null). Query ids and system names
             must be strings or numbers.
+
+        See Also
+        --------
+        RankingComparison.from_json : Reads it back.
 
         Examples
         --------
@@ -352,6 +373,10 @@ class RankingComparison:
         comparison : RankingComparison
             Equal to the one written: the same rows (nan where they had nan)
             and per-query values.
+
+        See Also
+        --------
+        RankingComparison.to_json : Writes it.
 
         Examples
         --------

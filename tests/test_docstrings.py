@@ -13,7 +13,10 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
 # Named return values (scikit-learn's style) and an optional extended summary.
 ACCEPTED = {"RT02", "ES01"}
 PUBLIC = sorted(sklearn_rankmetrics.__all__)
-METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")]
+METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")] + [
+    f"RankingComparison.{name}"
+    for name in ("anova", "queries_needed", "to_markdown", "to_latex", "to_json", "from_json")
+]
 TREC = [
     f"trec.{name}"
     for name in sklearn_rankmetrics.trec.__all__
