@@ -302,10 +302,11 @@ def from_json(cls, text):
             "RankingComparison.from_json needs the text that RankingComparison.to_json wrote (its 'format' is "
             f"{FORMAT!r}); got {plain(str(text)[:60])!r}."
         )
-    if document["version"] > VERSION:
+    version = document.get("version", VERSION)
+    if not isinstance(version, int) or version > VERSION:
         raise ValueError(
-            f"This JSON was written by a newer sklearn-rankmetrics (format version {document['version']}; this one "
-            f"reads up to {VERSION}). Upgrade to read it."
+            f"This JSON was written by a newer sklearn-rankmetrics (format version {version!r}; this one reads up "
+            f"to {VERSION}). Upgrade to read it."
         )
     rows = []
     for row in document["rows"]:
