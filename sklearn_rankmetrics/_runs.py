@@ -69,8 +69,9 @@ def run_spread(runs, defined):
     ``runs`` is an (n_runs, n_queries) array of per-query values; the
     standard deviation is nan with one run.
     """
-    means = runs[:, defined].mean(axis=1)
-    return len(runs), (float(means.std(ddof=1)) if len(runs) > 1 else np.nan)
+    if len(runs) < 2 or not defined.any():
+        return len(runs), np.nan
+    return len(runs), float(runs[:, defined].mean(axis=1).std(ddof=1))
 
 
 def warn_if_runs_disagree(rows, run_values, defined, alpha):

@@ -740,3 +740,55 @@ def test_a_significant_but_negligible_difference_warns():
         result = compare_rankings(y_true, {"a": a, "b": b}, qid=qid, metrics=["mrr"], test="t-test")
     row = pair_rows(result).iloc[0]
     assert row.pvalue_adjusted < 0.05 and abs(row.effect_size) < 0.2
+
+
+# --- bad input ----------------------------------------------------------------------------------------------
+
+
+def test_bad_scores_name_their_system_and_run():
+    y_true, scores, qid = data(n_queries=10, n_systems=2)
+    bad = scores["s1"].copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match=r"^y_scores\['s1'\]: y_score contains NaN"):
+        compare_rankings(y_true, {"s0": scores["s0"], "s1": bad}, qid=qid)
+    with pytest.raises(ValueError, match=r"^y_scores\['s1'\], run 1 of 2: y_score contains NaN"):
+        compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], bad]}, qid=qid)
+    with pytest.raises(
+        ValueError, match=r"y_scores\['s1'\] is a list of 2 runs, but run 1 has shape \(30,\); every run"
+    ):
+        compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], scores["s1"][:30]]}, qid=qid)
+
+
+def test_a_metric_no_query_defines():
+    y_true, scores, qid = data(n_queries=10, n_systems=2)
+    with pytest.warns(UserWarning, match="on 0 queries"):
+        result = compare_rankings(np.zeros_like(y_true), scores, qid=qid, metrics=["mrr"], zero_division=np.nan)
+    with pytest.raises(
+        ValueError, match=r"RankingComparison\.anova needs at least two queries that every system defines"
+    ):
+        result.anova()
+    assert result.queries_needed() == {("s0", "s1"): None}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"digits": -1}, ValueError, "digits must be an integer >= 0; got -1"),
+        ({"ci": "yes"}, TypeError, "ci must be True or False; got 'yes'"),
+        ({"effect_sizes": 1}, TypeError, "effect_sizes must be True or False; got 1"),
+    ],
+)
+def test_table_options_are_checked(kwargs, error, message):
+    y_true, scores, qid = data(n_queries=5, n_systems=2)
+    result = compare_rankings(y_true, scores, qid=qid, random_state=0)
+    for method in (result.to_markdown, result.to_latex):
+        with pytest.raises(error, match=message):
+            method(**kwargs)
+
+
+def test_json_from_a_newer_version_is_refused():
+    y_true, scores, qid = data(n_queries=5, n_systems=2)
+    document = json.loads(compare_rankings(y_true, scores, qid=qid, random_state=0).to_json())
+    document["version"] = 99
+    with pytest.raises(ValueError, match=r"written by a newer sklearn-rankmetrics \(format version 99"):
+        RankingComparison.from_json(json.dumps(document))
