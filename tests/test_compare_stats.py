@@ -759,6 +759,7 @@ def test_bad_scores_name_their_system_and_run():
         compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], scores["s1"][:30]]}, qid=qid)
 
 
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")  # means of nothing
 def test_a_metric_no_query_defines():
     y_true, scores, qid = data(n_queries=10, n_systems=2)
     with pytest.warns(UserWarning, match="on 0 queries"):
