@@ -694,7 +694,7 @@ def system_report(name, index, n_runs, y_true, scores, qid, metrics, options):
     except (ValueError, TypeError) as error:
         if "y_score" not in str(error):
             raise
-        where = f"y_scores[{plain(name)!r}]" + (f", run {index} of {n_runs}" if n_runs > 1 else "")
+        where = f"y_scores[{plain(name)!r}]" + (f"[{index}] (run {index + 1} of {n_runs})" if n_runs > 1 else "")
         raise type(error)(f"{where}: {error}") from error
 
 

@@ -37,8 +37,9 @@ def runs_of(name, scores, shape):
             for index, run in enumerate(scores):
                 if tuple(np.shape(run)) != shape:
                     raise ValueError(
-                        f"y_scores[{plain(name)!r}] is a list of {len(scores)} runs, but run {index} has shape "
-                        f"{tuple(np.shape(run))}; every run scores the rows of y_true, of shape {shape}."
+                        f"y_scores[{plain(name)!r}] is a list of {len(scores)} runs, but y_scores[{plain(name)!r}]"
+                        f"[{index}] has shape {tuple(np.shape(run))}; every run scores the rows of y_true, of shape "
+                        f"{shape}."
                     )
             return list(scores)
     elif hasattr(scores, "shape") and len(scores.shape) == len(shape) + 1 and tuple(scores.shape)[1:] == shape:

@@ -751,10 +751,11 @@ def test_bad_scores_name_their_system_and_run():
     bad[3] = np.nan
     with pytest.raises(ValueError, match=r"^y_scores\['s1'\]: y_score contains NaN"):
         compare_rankings(y_true, {"s0": scores["s0"], "s1": bad}, qid=qid)
-    with pytest.raises(ValueError, match=r"^y_scores\['s1'\], run 1 of 2: y_score contains NaN"):
+    with pytest.raises(ValueError, match=r"^y_scores\['s1'\]\[1\] \(run 2 of 2\): y_score contains NaN"):
         compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], bad]}, qid=qid)
     with pytest.raises(
-        ValueError, match=r"y_scores\['s1'\] is a list of 2 runs, but run 1 has shape \(30,\); every run"
+        ValueError,
+        match=r"y_scores\['s1'\] is a list of 2 runs, but y_scores\['s1'\]\[1\] has shape \(30,\); every run",
     ):
         compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], scores["s1"][:30]]}, qid=qid)
 
