@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 from scipy import integrate, stats
 
+from ._comparison_report import defined_values, import_pandas, metric_name
 from ._resampling import BLOCK, resample_blocks
 from ._validation import plain
 from ._warnings import warn
@@ -81,6 +82,18 @@ def anova_table(values, runs=None):
             f = np.float64(table[name]["mean_sq"]) / error
         table[name].update(F=float(f), pvalue=float(stats.f.sf(f, df[name], df["residual"])))
     return table
+
+
+def anova_frame(comparison, metric):
+    """:meth:`RankingComparison.anova`: the table of :func:`anova_table` as a DataFrame."""
+    pd = import_pandas("RankingComparison.anova")
+    metric = metric_name(comparison, metric)
+    values, defined = defined_values(comparison, metric)
+    runs = comparison.run_values.get(metric)
+    if runs is not None:
+        runs = {name: run[:, defined] for name, run in runs.items()}
+    table = anova_table(values, runs)
+    return pd.DataFrame.from_dict(table, orient="index")[["sum_sq", "df", "mean_sq", "F", "pvalue"]]
 
 
 def studentized_range_sf(q, k, df):

@@ -15,11 +15,11 @@ import numpy as np
 from scipy import stats
 
 from . import _comparison_report
-from ._anova import TUKEY_TESTS, anova_table, tukey_columns
+from ._anova import TUKEY_TESTS, anova_frame, tukey_columns
 from ._caveats import warn_if_negligible, warn_if_wilcoxon_at_scale
 from ._multiplicity import benjamini_hochberg, maxt_randomization
 from ._parallel import sum_in_threads
-from ._power import check_alpha, required_queries
+from ._power import check_alpha, queries_needed
 from ._report import ranking_report
 from ._resampling import BLOCK, bootstrap_means, check_resampling, resample_blocks
 from ._runs import average_runs, run_spread, split_runs, warn_if_runs_disagree
@@ -120,7 +120,7 @@ class RankingComparison:
             ``losses`` and ``n_runs`` are integer columns (pandas' nullable
             ``Int64``: missing on a system's own row, which has no pair).
         """
-        pd = import_pandas("RankingComparison.to_frame")
+        pd = _comparison_report.import_pandas("RankingComparison.to_frame")
         frame = pd.DataFrame(self.rows, columns=list(COLUMNS))
         return frame.astype({column: "Int64" for column in ("wins", "ties", "losses", "n_runs")})
 
@@ -164,15 +164,7 @@ class RankingComparison:
         >>> table["df"].tolist()
         [1.0, 19.0, 19.0]
         """
-        pd = import_pandas("RankingComparison.anova")
-        metric = self._metric_name(metric)
-        values = self.per_query[metric]
-        defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
-        runs = self.run_values.get(metric)
-        if runs is not None:
-            runs = {name: run[:, defined] for name, run in runs.items()}
-        table = anova_table({name: v[defined] for name, v in values.items()}, runs)
-        return pd.DataFrame.from_dict(table, orient="index")[["sum_sq", "df", "mean_sq", "F", "pvalue"]]
+        return anova_frame(self, metric)
 
     def queries_needed(self, metric=None, *, power=0.8, alpha=None):
         """The number of queries that would make each tested difference significant, with a given power.
@@ -230,37 +222,7 @@ class RankingComparison:
         >>> result.queries_needed(power=0.8)
         {('a', 'b'): 24}
         """
-        metric = self._metric_name(metric)
-        alpha = self.alpha if alpha is None else check_alpha(alpha)
-        values = self.per_query[metric]
-        defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
-        tested = [row for row in self.rows if row["metric"] == metric and row["baseline"] is not None]
-        differences = np.column_stack(
-            [values[row["system"]][defined] - values[row["baseline"]][defined] for row in tested]
-        )
-        sizes = required_queries(differences, alpha=alpha, power=power) if tested else []
-        short = [
-            f"{plain(row['system'])!r} - {plain(row['baseline'])!r}: {size}"
-            for row, size in zip(tested, sizes, strict=True)
-            if size is not None and size > defined.sum() and not row["pvalue_adjusted"] < self.alpha
-        ]
-        if short:
-            warn(
-                f"Too few queries for power {power:g} on {plain(metric)!r}: these differences are not significant "
-                f"on {defined.sum()} queries, and the paired t-test needs more to detect differences of their size "
-                f"with that power: {'; '.join(short)} queries. The comparison cannot tell whether they exist.",
-                UserWarning,
-            )
-        return {(row["baseline"], row["system"]): size for row, size in zip(tested, sizes, strict=True)}
-
-    def _metric_name(self, metric):
-        """The metric named, or the first one; a ValueError naming the metrics otherwise."""
-        metrics = [name for name in self.per_query if name != "qid"]
-        if metric is None:
-            return metrics[0]
-        if metric not in metrics:
-            raise ValueError(f"metric={plain(metric)!r} is not in the comparison; it has {plain(metrics)}.")
-        return metric
+        return queries_needed(self, metric, power=power, alpha=alpha)
 
     def to_markdown(self, *, ci=True, effect_sizes=False, digits=4):
         """A Markdown table for a paper or a README: means, intervals and significance marks.
@@ -393,17 +355,6 @@ class RankingComparison:
 
     def __repr__(self):
         return str(self)
-
-
-def import_pandas(caller):
-    """pandas, or an ImportError that names the extra to install."""
-    try:
-        import pandas as pd
-    except ImportError as error:
-        raise ImportError(
-            f"{caller} needs pandas: pip install 'sklearn-rankmetrics[pandas]' (or pip install pandas)."
-        ) from error
-    return pd
 
 
 def compare_rankings(

@@ -26,6 +26,34 @@ TEST_NAMES = {
 }
 
 
+def import_pandas(caller):
+    """pandas, or an ImportError that names the extra to install."""
+    try:
+        import pandas as pd
+    except ImportError as error:
+        raise ImportError(
+            f"{caller} needs pandas: pip install 'sklearn-rankmetrics[pandas]' (or pip install pandas)."
+        ) from error
+    return pd
+
+
+def metric_name(comparison, metric):
+    """The metric named, or the comparison's first one; a ValueError naming its metrics otherwise."""
+    metrics = [name for name in comparison.per_query if name != "qid"]
+    if metric is None:
+        return metrics[0]
+    if metric not in metrics:
+        raise ValueError(f"metric={plain(metric)!r} is not in the comparison; it has {plain(metrics)}.")
+    return metric
+
+
+def defined_values(comparison, metric):
+    """A metric's per-query values on the queries every system defines, and the mask of those queries."""
+    values = comparison.per_query[metric]
+    defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
+    return {name: v[defined] for name, v in values.items()}, defined
+
+
 def layout(comparison):
     """The metrics and systems of a comparison, in order, and each (system, metric)'s summary row."""
     metrics = list(dict.fromkeys(row["metric"] for row in comparison.rows))

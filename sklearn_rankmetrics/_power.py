@@ -11,7 +11,9 @@ evaluations, whatever its size.
 import numpy as np
 from scipy import special, stats
 
+from ._comparison_report import defined_values, metric_name
 from ._validation import check_integer, check_real, plain
+from ._warnings import warn
 
 # The most queries a design searches up to: far beyond any test collection.
 MAX_QUERIES = 2**40
@@ -316,3 +318,28 @@ def required_queries(differences, *, alpha, power):
         else:
             sizes.append(topic_set_size(mean / spread, alpha=alpha, power=power))
     return sizes
+
+
+def queries_needed(comparison, metric, *, power, alpha):
+    """:meth:`RankingComparison.queries_needed`: each tested pair's topic set size, warning where too few."""
+    metric = metric_name(comparison, metric)
+    alpha = comparison.alpha if alpha is None else check_alpha(alpha)
+    power = check_power(power, alpha)
+    values, defined = defined_values(comparison, metric)
+    tested = [row for row in comparison.rows if row["metric"] == metric and row["baseline"] is not None]
+    differences = np.column_stack([values[row["system"]] - values[row["baseline"]] for row in tested])
+    sizes = required_queries(differences, alpha=alpha, power=power)
+    n_queries = int(defined.sum())
+    short = [
+        f"{plain(row['system'])!r} - {plain(row['baseline'])!r}: {size}"
+        for row, size in zip(tested, sizes, strict=True)
+        if size is not None and size > n_queries and not row["pvalue_adjusted"] < comparison.alpha
+    ]
+    if short:
+        warn(
+            f"Too few queries for power {power:g} on {plain(metric)!r}: these differences are not significant on "
+            f"{n_queries} queries, and the paired t-test needs more to detect differences of their size with that "
+            f"power: {'; '.join(short)} queries. The comparison cannot tell whether they exist.",
+            UserWarning,
+        )
+    return {(row["baseline"], row["system"]): size for row, size in zip(tested, sizes, strict=True)}
