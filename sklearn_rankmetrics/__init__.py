@@ -64,7 +64,15 @@ _EXPORTS = {
         "make_ranking_scorer",
         "permutation_importance",
     ),
-    ".stats": ("QueryComparisonDisplay", "RankingComparison", "compare_rankings"),
+    ".stats": (
+        "QueryComparisonDisplay",
+        "RankingComparison",
+        "compare_rankings",
+        "paired_t_power",
+        "topic_set_size",
+        "topic_set_size_anova",
+        "topic_set_size_ci",
+    ),
     ".datasets": ("load_lambdarank", "load_svmlight_ranking", "make_ranking", "qid_from_sizes"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)

@@ -14,7 +14,10 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
 # Named return values (scikit-learn's style) and an optional extended summary.
 ACCEPTED = {"RT02", "ES01"}
 PUBLIC = sorted(sklearn_rankmetrics.__all__)
-METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")]
+METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")] + [
+    f"RankingComparison.{name}"
+    for name in ("anova", "queries_needed", "to_markdown", "to_latex", "to_json", "from_json")
+]
 TREC = [
     f"trec.{name}"
     for name in sklearn_rankmetrics.trec.__all__
@@ -61,4 +64,8 @@ def test_options_are_keyword_only(name):
         ["path"],
         ["n_queries", "n_docs", "n_features"],
         ["estimator", "X", "y"],  # permutation_importance, as scikit-learn's
+        ["effect_size", "n_queries"],  # paired_t_power, as statsmodels' TTestPower().power
+        ["effect_size"],  # topic_set_size: the requirement, then its settings
+        ["min_range"],
+        ["max_width"],
     ), positional

@@ -12,7 +12,13 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 @pytest.mark.parametrize(
     "script",
-    ["compare_rankers.py", "evaluate_trec_run.py", "evaluate_recommender.py", "recommender_beyond_accuracy.py"],
+    [
+        "compare_rankers.py",
+        "compare_many_systems.py",
+        "evaluate_trec_run.py",
+        "evaluate_recommender.py",
+        "recommender_beyond_accuracy.py",
+    ],
 )
 def test_example_runs(script, tmp_path):
     pytest.importorskip("matplotlib")

@@ -3,7 +3,7 @@
 The beyond-accuracy metrics of recommenders (novelty, diversity, popularity
 bias, exposure fairness) are functions of the items each user's top k shows.
 :func:`top_k_exposure` builds that once, with one sort for all users (the
-:class:`~sklearn_rankmetrics._grouping.Ranking` machinery): one entry per
+:class:`~sklearn_rankmetrics._core._ranking.Ranking` machinery): one entry per
 (user, item) that some ordering of the ties puts in the top k, with its
 chance to be there. Without ties the chance is 1; in the tie block that
 straddles rank k, with ``v`` of its ``m`` places above k, each item is shown

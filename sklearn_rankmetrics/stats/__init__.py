@@ -5,6 +5,7 @@ from .._core._lazy import lazy_exports
 _EXPORTS = {
     "._compare": ("RankingComparison", "compare_rankings"),
     "._plot": ("QueryComparisonDisplay",),
+    "._power": ("paired_t_power", "topic_set_size", "topic_set_size_anova", "topic_set_size_ci"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 

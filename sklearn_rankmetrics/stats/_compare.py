@@ -6,127 +6,28 @@ at once in blocks (sign flips and bootstrap counts are matrix products), never
 a Python loop per resample.
 """
 
+import difflib
 import itertools
-import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
-from .._core._parallel import sum_in_threads
-from .._core._resampling import BLOCK, bootstrap_means, check_resampling, resample_blocks
+from .._core._resampling import bootstrap_means, check_resampling
 from .._core._validation import check_option, plain
-from .._core._warnings import warn
 from ..metrics._report import ranking_report
+from ._anova import TUKEY_TESTS, tukey_columns
+from ._caveats import warn_if_negligible, warn_if_wilcoxon_at_scale
+from ._comparison import COLUMNS, RankingComparison
+from ._multiplicity import adjust, adjust_maxt
+from ._paired_tests import bootstrap_t_columns, effect_size, paired_pvalues, warn_if_powerless
+from ._power import check_alpha
+from ._runs import average_runs, run_spread, split_runs, warn_if_runs_disagree
 
-TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", None)
-COLUMNS = (
-    "system",
-    "metric",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "baseline",
-    "delta",
-    "delta_ci_low",
-    "delta_ci_high",
-    "pvalue",
-    "pvalue_adjusted",
-    "effect_size",
-    "wins",
-    "ties",
-    "losses",
-)
+TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap", *TUKEY_TESTS)
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "maxT", None)
 # A system's row before (or without) a comparison with a baseline.
-EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None}
+EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None, **dict.fromkeys(("wins", "ties", "losses"))}
 # Options of compare_rankings that reach ranking_report.
 REPORT_OPTIONS = ("ties", "zero_division")
-
-
-@dataclass
-class RankingComparison:
-    """The result of :func:`compare_rankings`: one row per (system, metric), and per pair tested.
-
-    Parameters
-    ----------
-    rows : list of dict
-        One dict per row, with the keys of :meth:`to_frame`'s columns.
-    test : str
-        The test used.
-    correction : str or None
-        The correction used.
-    confidence_level : float
-        The level of every interval; a difference is marked significant when
-        its adjusted p-value is below ``1 - confidence_level``.
-    n_queries : int
-        The number of queries compared.
-    per_query : dict
-        The per-query values compared: ``"qid"`` to the query ids, and each
-        metric to a dict of system name to values (nan where a query is left
-        out by ``zero_division=np.nan``).
-
-    See Also
-    --------
-    compare_rankings : Builds it.
-
-    Examples
-    --------
-    >>> from sklearn_rankmetrics import compare_rankings
-    >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
-    ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
-    >>> round(result.rows[1]["delta"], 4)  # reciprocal ranks 1/3 and 1/2 against 1 and 1
-    -0.5833
-    """
-
-    rows: list = field(default_factory=list)
-    test: str = "randomization"
-    correction: str = "holm"
-    confidence_level: float = 0.95
-    n_queries: int = 0
-    per_query: dict = field(default_factory=dict, repr=False)
-
-    def to_frame(self):
-        """The rows as a long pandas DataFrame with the columns of :data:`COLUMNS`.
-
-        Returns
-        -------
-        frame : pandas.DataFrame
-            One row per (system, metric) and baseline.
-        """
-        try:
-            import pandas as pd
-        except ImportError as error:  # pragma: no cover - pandas is a test dependency
-            raise ImportError("RankingComparison.to_frame needs pandas: pip install pandas.") from error
-        return pd.DataFrame(self.rows, columns=list(COLUMNS))
-
-    def __str__(self):
-        metrics = list(dict.fromkeys(row["metric"] for row in self.rows))
-        systems = list(dict.fromkeys(row["system"] for row in self.rows))
-        alpha = 1 - self.confidence_level
-        cells = {}
-        for row in self.rows:
-            text = f"{row['mean']:.4f}"
-            if row["baseline"] is not None:
-                marker = "*" if row["pvalue_adjusted"] < alpha else " "
-                text += f" {row['delta']:+.4f}{marker}"
-            cells.setdefault((row["system"], row["metric"]), text)
-        width = max(len(text) for text in cells.values()) + 2
-        name_width = max(len(str(system)) for system in systems) + 2
-        lines = ["".ljust(name_width) + "".join(metric.rjust(width) for metric in metrics)]
-        for system in systems:
-            line = str(system).ljust(name_width)
-            line += "".join(cells.get((system, metric), "").rjust(width) for metric in metrics)
-            lines.append(line)
-        correction = self.correction or "no correction"
-        lines.append(
-            f"mean, then the difference to the baseline; * p < {alpha:.2g} ({self.test} test, {correction}, "
-            f"{self.n_queries} queries)"
-        )
-        return "\n".join(lines)
-
-    def __repr__(self):
-        return str(self)
 
 
 def compare_rankings(
@@ -140,6 +41,7 @@ def compare_rankings(
     correction="holm",
     n_resamples=10_000,
     confidence_level=0.95,
+    alpha=0.05,
     random_state=None,
     **options,
 ):
@@ -149,26 +51,43 @@ def compare_rankings(
     ----------
     y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
         Relevance labels, as for :func:`ranking_report`.
-    y_scores : dict of str to array-like
+    y_scores : dict of str to array-like, or to a list of array-likes
         Each system's scores of the same rows, by system name (at least two).
+        A list of score arrays (or an array of shape ``(n_runs, *y_true.shape)``)
+        gives a system's runs: seeds, folds, shards (see Notes).
     qid : array-like of shape (n_samples,), default=None
         Query id of each row, as for :func:`ranking_report`.
     metrics : sequence of str, default=("ndcg@10",)
         Metric names, as for :func:`get_ranking_scorer`.
     baseline : str, default=None
         The system every other one is compared with; None: every pair.
-    test : {"randomization", "t-test", "wilcoxon", "bootstrap"}, default="randomization"
-        The paired two-sided test of a zero mean difference over queries:
+    test : {"randomization", "t-test", "wilcoxon", "bootstrap", "tukey-hsd", \
+"randomized-tukey-hsd"}, default="randomization"
+        The two-sided test of a zero mean difference over queries:
         sign-flip randomization (exact enumeration when ``2**n_queries <=
         n_resamples``), ``scipy.stats.ttest_rel``, ``scipy.stats.wilcoxon``,
-        or the studentized bootstrap (bootstrap-t) of the differences [1]_ [2]_.
-    correction : {"holm", "bonferroni", None}, default="holm"
-        Adjusts the p-values for testing every (pair, metric) of the call.
+        the studentized bootstrap (bootstrap-t) of the differences [1]_ [2]_,
+        or one test of all the systems at once: Tukey's honestly significant
+        difference, or Sakai's randomised version of it [3]_ (see Notes).
+    correction : {"holm", "bonferroni", "fdr_bh", "maxT", None}, default="holm"
+        Adjusts the p-values for testing every (pair, metric) of the call:
+        Holm's step-down, Bonferroni, Benjamini-Hochberg's false discovery
+        rate (``multipletests(method="fdr_bh")`` of statsmodels), or
+        Westfall and Young's step-down resampling adjustment from the
+        randomization test's own sign flips [4]_ [5]_ (``test="randomization"``
+        only; see Notes). With a Tukey
+        test, which already adjusts over the pairs, it adjusts each pair's
+        p-values across the metrics of the call only (one metric: none).
     n_resamples : int, default=10_000
-        Resamples of the randomization and bootstrap tests and of the
-        bootstrap intervals.
+        Resamples of the randomization, bootstrap and randomised Tukey tests
+        and of the bootstrap intervals.
     confidence_level : float, default=0.95
-        Level of the percentile bootstrap intervals over queries.
+        Level of the intervals: the percentile bootstrap intervals over
+        queries of every mean and (but with a Tukey test) difference, and the
+        simultaneous intervals of a Tukey test.
+    alpha : float, default=0.05
+        A difference is marked significant (in the printed table, the paper
+        tables and the warnings) when its adjusted p-value is below it.
     random_state : int, RandomState instance or None, default=None
         Seeds the resampling; an int makes results reproducible.
     **options : dict
@@ -179,12 +98,26 @@ def compare_rankings(
     Returns
     -------
     comparison : RankingComparison
-        Prints as a table (system x metric, significance marked) and
-        converts with ``to_frame()`` to a long DataFrame.
+        Prints as a table (means, then every pair's difference, significance
+        marked) and converts with ``to_frame()`` to a long DataFrame, with
+        ``to_markdown()``/``to_latex()`` to a paper table and with
+        ``to_json()`` to text.
+
+    Warns
+    -----
+    UserWarning
+        Where a result would mislead: a comparison on one query; a bootstrap
+        test that cannot reach ``alpha``; the Wilcoxon test on 1,000 queries
+        or more [6]_; a significant difference whose effect size is below 0.2
+        (negligible); a pair significant over the queries whose systems' runs
+        do not differ (Welch's t-test over the run means); a Tukey test
+        without residual variance.
 
     See Also
     --------
     ranking_report : The per-query values compared.
+    RankingComparison.anova : The system x query ANOVA of a metric.
+    topic_set_size : How many queries a difference needs.
 
     Notes
     -----
@@ -223,12 +156,66 @@ def compare_rankings(
     every query leaves no spread to studentize by: p = 1, with a warning (the
     randomization test is exact for it).
 
+    The Tukey tests compare all k systems of ``y_scores`` at once, metric by
+    metric (with a ``baseline``, only its pairs are reported, their p-values
+    still those of the k systems). With n queries, the residual mean square
+    MSE of the two-way ANOVA without replication (system x query, df
+    :math:`(k-1)(n-1)`) measures the noise: ``"tukey-hsd"`` refers
+    :math:`q = |\\bar x_b - \\bar x_a| / \\sqrt{MSE/n}` to the studentized
+    range distribution of k means (``scipy.stats.studentized_range``), and
+    its ``delta_ci_low``/``delta_ci_high`` are the simultaneous intervals
+    :math:`\\delta \\pm q_{crit} \\sqrt{MSE/n}`. ``"randomized-tukey-hsd"``
+    permutes each query's values across the systems in every resample, and
+    :math:`p = (1 + \\#\\{\\max_{i,j} |\\bar x^*_i - \\bar x^*_j| \\geq
+    |\\delta|\\}) / (1 + B)`; its intervals are :math:`\\delta \\pm` the
+    ``confidence_level`` quantile of that range. Both report Sakai's effect
+    size :math:`\\delta / \\sqrt{MSE}`. With two systems, Tukey's HSD is the
+    paired t-test (:math:`q = \\sqrt 2\\, |t|`).
+
+    A system of several runs is compared through its per-query values
+    averaged over its runs: the tests ask whether the systems differ on the
+    queries, on average over these runs, so the runs act as fixed. Their
+    spread is not averaged away: each row has ``n_runs`` and ``run_std``,
+    the standard deviation over the runs of the system's mean; the printed
+    table shows it; :meth:`RankingComparison.anova` adds the run, nested in
+    the system, as a factor; and a warning names the pairs significant over
+    the queries whose run means do not differ by Welch's t-test, the
+    question whether other runs would reproduce the difference. One run per
+    system gives the result of single score arrays.
+
+    ``correction="maxT"`` is Westfall and Young's step-down resampling
+    adjustment [4]_ from the randomization test's own sign flips, which flip
+    the same queries in every (pair, metric): it knows that the tests are
+    correlated (the pairs share systems, the metrics share queries), where
+    Holm and Bonferroni assume the worst. In each flip, every column's
+    statistic is standardized by its own randomization distribution (its
+    p-value among the flips), the form Westfall and Young call minP: the
+    per-query differences of IR metrics are often tied at 0 on most queries
+    for one pair and continuous for another, and on the raw t statistic of
+    maxT proper (as in Boytsov et al. [5]_) such unlike columns made the
+    adjustment exceed Bonferroni's. With the same ``random_state`` the raw
+    p-values equal those of the other corrections (when every metric is
+    defined on the same queries); every adjusted p-value lies between its
+    raw p-value and Holm's (so Bonferroni's) adjustment. Memory: two
+    ``n_resamples x n_tests`` arrays.
+
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
        Chapman & Hall, 1993, chapter 16.
     .. [2] T. Sakai, "Evaluating evaluation metrics based on the bootstrap",
        SIGIR 2006.
+    .. [3] T. Sakai, "Laboratory Experiments in Information Retrieval",
+       Springer, 2018, chapter 4; B. Carterette, "Multiple testing in
+       statistical analysis of systems-based information retrieval
+       experiments", ACM TOIS 30(1), 2012.
+    .. [4] P. H. Westfall and S. S. Young, "Resampling-Based Multiple
+       Testing", Wiley, 1993, section 2.6 and Algorithm 2.8.
+    .. [5] L. Boytsov, A. Belova and P. Westfall, "Deciding on an adjustment
+       for multiplicity in IR experiments", SIGIR 2013.
+    .. [6] N. Ihemelandu and M. D. Ekstrand, "Inference at scale:
+       significance testing for large search and recommendation
+       experiments", SIGIR 2023.
 
     Examples
     --------
@@ -244,19 +231,39 @@ def compare_rankings(
     >>> frame = result.to_frame()
     >>> bool(frame.query("system == 'good' and metric == 'ndcg@10'")["pvalue_adjusted"].iloc[0] < 0.05)
     True
+
+    Three systems at once, with Tukey's HSD:
+
+    >>> better = y_true + rng.normal(0, 0.5, 300)
+    >>> result = compare_rankings(y_true, {"noise": noise, "good": good, "better": better}, qid=qid,
+    ...                           test="tukey-hsd")
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+                       ndcg@10
+    noise               0.8026
+    good                0.9474
+    better              0.9911
+    <BLANKLINE>
+    good - noise      +0.1447*
+    better - noise    +0.1884*
+    better - good     +0.0437
+    means over 30 queries, then each pair's difference; * p < 0.05 (tukey-hsd test, holm, 30 queries)
     """
     systems = check_systems(y_scores, baseline)
     test = check_option("test", test, TESTS)
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of 'holm', 'bonferroni', None; got {plain(correction)!r}.")
+    check_correction(correction, test)
+    alpha = check_alpha(alpha)
     n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     unknown = sorted(set(options) - set(REPORT_OPTIONS))
     if unknown:
         raise TypeError(f"compare_rankings takes the options {', '.join(REPORT_OPTIONS)}; got {', '.join(unknown)}.")
-    reports = {
-        name: ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options)
-        for name, scores in systems.items()
+    run_reports = {
+        name: [
+            system_report(name, index, len(runs), y_true, scores, qid, metrics, options)
+            for index, scores in enumerate(runs)
+        ]
+        for name, runs in split_runs(systems, y_true).items()
     }
+    reports = {name: average_runs(runs) for name, runs in run_reports.items()}
     pairs = (
         [(baseline, name) for name in systems if name != baseline]
         if baseline is not None
@@ -265,22 +272,71 @@ def compare_rankings(
     # One stream of resamples for every metric: the Generator seeded from random_state.
     rows = []
     # Metrics whose defined queries are the same share their resamples (all of them, unless zero_division=nan).
-    groups = {}
+    groups, defined_queries = {}, {}
     for metric in metrics:
         defined = np.all([~np.isnan(report[metric]) for report in reports.values()], axis=0)
         groups.setdefault(defined.tobytes(), (defined, []))[1].append(metric)
+        defined_queries[metric] = defined
     for defined, group in groups.values():
         values = {metric: {name: report[metric][defined] for name, report in reports.items()} for metric in group}
-        rows += group_rows(values, pairs, test, n_resamples, confidence_level, rng)
+        # maxT draws the sign flips of every group at once, after the intervals.
+        rows += group_rows(
+            values, pairs, test, n_resamples, confidence_level, rng, compute_pvalues=correction != "maxT"
+        )
     order = {metric: i for i, metric in enumerate(metrics)}
     rows.sort(key=lambda row: order[row["metric"]])
-    adjust(rows, correction)
+    run_values = {
+        metric: {name: np.array([report[metric] for report in runs]) for name, runs in run_reports.items()}
+        for metric in metrics
+    }
+    for row in rows:
+        row["n_runs"], row["run_std"] = run_spread(
+            run_values[row["metric"]][row["system"]], defined_queries[row["metric"]]
+        )
+    if correction == "maxT":
+        adjust_maxt(rows, reports, defined_queries, n_resamples, rng)
+    else:
+        adjust(rows, correction, by_pair=test in TUKEY_TESTS)
     ids = next(iter(reports.values()))["qid"]
+    warn_if_wilcoxon_at_scale(test, max((int(defined.sum()) for defined in defined_queries.values()), default=0))
+    warn_if_negligible(rows, alpha)
+    warn_if_runs_disagree(rows, run_values, defined_queries, alpha)
     per_query = {
         "qid": ids,
         **{metric: {name: report[metric] for name, report in reports.items()} for metric in metrics},
     }
-    return RankingComparison(rows, test, correction, confidence_level, len(ids), per_query)
+    several = any(len(runs) > 1 for runs in run_reports.values())
+    return RankingComparison(
+        rows, test, correction, confidence_level, len(ids), per_query, alpha, run_values if several else {}
+    )
+
+
+def system_report(name, index, n_runs, y_true, scores, qid, metrics, options):
+    """The per-query values of a system's run; an error in its scores names the system (and the run)."""
+    try:
+        return ranking_report(y_true, scores, qid=qid, metrics=metrics, average=False, **options)
+    except (ValueError, TypeError) as error:
+        if "y_score" not in str(error):
+            raise
+        where = f"y_scores[{plain(name)!r}]" + (f"[{index}] (run {index + 1} of {n_runs})" if n_runs > 1 else "")
+        raise type(error)(f"{where}: {error}") from error
+
+
+def check_correction(correction, test):
+    """Raise unless ``correction`` is known, and maxT comes with the randomization test whose resamples it needs."""
+    if not (correction is None or (isinstance(correction, str) and correction in CORRECTIONS)):
+        names = [option for option in CORRECTIONS if option is not None]
+        close = difflib.get_close_matches(correction, names, n=1) if isinstance(correction, str) else []
+        raise ValueError(
+            f"correction must be one of 'holm', 'bonferroni', 'fdr_bh', 'maxT', None; got {plain(correction)!r}."
+            + (f" Did you mean {close[0]!r}?" if close else "")
+        )
+    if correction == "maxT" and test != "randomization":
+        raise ValueError(
+            f"correction='maxT' needs test='randomization': it adjusts from that test's own sign flips, which "
+            f"test={test!r} does not draw. Use correction='holm' or 'fdr_bh' with it"
+            + (", or no correction: a Tukey test already adjusts over the pairs." if test in TUKEY_TESTS else ".")
+        )
 
 
 def check_systems(y_scores, baseline):
@@ -299,11 +355,13 @@ def check_systems(y_scores, baseline):
     return systems
 
 
-def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
+def group_rows(values, pairs, test, n_resamples, confidence_level, rng, *, compute_pvalues=True):
     """The rows of metrics on the same queries: each system's mean and interval, then each pair's comparison.
 
     ``values[metric][system]`` holds the per-query values. Every interval and
     test of the group comes from the same resamples, as matrix products.
+    ``compute_pvalues=False`` leaves the p-values nan, for a correction that
+    computes them with its own (maxT).
     """
     metrics, names = list(values), list(next(iter(values.values())))
     columns = np.column_stack([values[metric][name] for metric in metrics for name in names])
@@ -322,7 +380,17 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
     resampled = np.column_stack([resampled[:, :n_systems], resampled[:, :n_systems] @ contrast])
     tail = (1 - confidence_level) / 2
     low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
-    pvalues = paired_pvalues(differences, test, n_resamples, rng, moments)
+    if test in TUKEY_TESTS:  # a test of all the systems at once, with its own (simultaneous) intervals
+        tukey = tukey_columns(values, pairs, test, n_resamples, confidence_level, rng)
+        pvalues, effects = tukey["pvalue"].tolist(), tukey["effect_size"].tolist()
+        low[n_systems:], high[n_systems:] = tukey["delta_ci_low"], tukey["delta_ci_high"]
+    else:
+        pvalues = (
+            paired_pvalues(differences, test, n_resamples, rng, moments)
+            if compute_pvalues
+            else [np.nan] * differences.shape[1]
+        )
+        effects = [effect_size(d) for d in differences.T]
     warn_if_powerless(differences, test, 1 - confidence_level, metrics, pairs)
     rows = []
     for m, metric in enumerate(metrics):
@@ -350,183 +418,10 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng):
                     "delta_ci_low": float(low[n_systems + column]),
                     "delta_ci_high": float(high[n_systems + column]),
                     "pvalue": pvalues[column],
-                    "effect_size": effect_size(d),
+                    "effect_size": effects[column],
                     "wins": int(np.sum(d > 0)),
                     "ties": int(np.sum(d == 0)),
                     "losses": int(np.sum(d < 0)),
                 }
             )
     return rows
-
-
-def effect_size(d):
-    """Cohen's d_z: the mean paired difference over its standard deviation (0 when both are 0)."""
-    spread = d.std(ddof=1) if len(d) > 1 else 0.0
-    if spread == 0:
-        return 0.0 if d.mean() == 0 else float(np.sign(d.mean()) * np.inf)
-    return float(d.mean() / spread)
-
-
-def paired_pvalues(differences, test, n_resamples, rng, moments):
-    """Two-sided p-values of a zero mean difference, one per column of paired differences.
-
-    ``moments`` holds, for the bootstrap test, the bootstrap means of the
-    centred differences and of their squares (one row per resample).
-    """
-    identical = np.all(differences == 0, axis=0)
-    if test == "t-test":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # constant differences
-            pvalues = stats.ttest_rel(differences, np.zeros_like(differences), axis=0).pvalue
-    elif test == "wilcoxon":
-        pvalues = np.array(
-            [1.0 if same else stats.wilcoxon(d).pvalue for d, same in zip(differences.T, identical, strict=True)]
-        )
-    elif test == "bootstrap":
-        pvalues = bootstrap_t_pvalues(differences, moments)
-    else:
-        pvalues = randomization_pvalues(differences, n_resamples, rng)
-    return np.where(identical, 1.0, np.nan_to_num(pvalues, nan=1.0)).tolist()
-
-
-def bootstrap_t_columns(differences):
-    """The columns whose bootstrap means the bootstrap-t test needs: the centred differences and their squares."""
-    centred = differences - differences.mean(axis=0)
-    return np.column_stack([centred, centred**2])
-
-
-def bootstrap_t_pvalues(differences, moments):
-    """Studentized bootstrap p-values: how often a resample's t statistic about the observed mean is as extreme.
-
-    ``moments`` holds each resample's means of :func:`bootstrap_t_columns`
-    (one row per resample): of the centred differences ``w = d - mean(d)``,
-    and of ``w**2``. The statistic is the mean over the plug-in standard
-    deviation, the t statistic divided by the constant ``sqrt(n - 1)``. A
-    resample without spread (one query drawn n times, or only equal values)
-    has an infinite or undefined statistic and counts as extreme: that keeps
-    the test conservative with few queries, where such resamples are frequent.
-    """
-    means, squares = np.hsplit(moments, 2)
-    mean = differences.mean(axis=0)
-    variances = squares - means**2
-    spread = variances > 1e-12 * squares  # zero up to rounding otherwise
-    with np.errstate(divide="ignore", invalid="ignore"):  # no spread: an infinite (or undefined) statistic
-        observed = np.abs(mean) / np.sqrt(np.mean((differences - mean) ** 2, axis=0))
-        statistics = np.abs(means) / np.sqrt(np.where(spread, variances, 1.0))
-    extreme = ~spread | (statistics >= observed * (1 - 1e-12))  # as large up to rounding
-    return (1 + extreme.sum(axis=0)) / (1 + len(extreme))
-
-
-def warn_if_powerless(differences, test, alpha, metrics, pairs):
-    """Warn where a test cannot give a meaningful p-value: one query, or a bootstrap-t test without spread."""
-    n_queries = len(differences)
-    names = ", ".join(map(repr, metrics))
-    if n_queries < 2:
-        warn(
-            f"compare_rankings compared {names} on {n_queries} quer{'y' if n_queries else 'ies'}: a paired test "
-            "needs at least two, so every p-value is 1. Compare on more queries.",
-            UserWarning,
-        )
-        return
-    if test != "bootstrap":
-        return
-    floor = float(n_queries) ** (1 - n_queries)
-    if floor >= alpha:
-        warn(
-            f"With {n_queries} queries the bootstrap test of {names} cannot reach p < {alpha:.3g}: a resample "
-            f"that draws one query {n_queries} times has no spread and counts as extreme, so p >= "
-            f"{n_queries} ** (1 - {n_queries}) = {floor:.3g}, the chance of such a resample. Use the t-test or "
-            "more queries.",
-            UserWarning,
-        )
-    constant = ~np.all(differences == 0, axis=0) & np.all(differences == differences[:1], axis=0)
-    for column in np.flatnonzero(constant):
-        metric, (a, b) = metrics[column // len(pairs)], pairs[column % len(pairs)]
-        warn(
-            f"{plain(b)!r} minus {plain(a)!r} on {plain(metric)!r} is {differences[0, column]:g} on every query: "
-            "without spread the bootstrap-t statistic is undefined and its p-value is 1. The randomization test "
-            "gives an exact p-value for such differences.",
-            UserWarning,
-        )
-
-
-def at_least(statistics, observed, tolerance):
-    """Whether each resampled |statistic| reaches the observed one, up to ``tolerance`` for rounding."""
-    return np.abs(statistics) >= np.abs(observed) - tolerance
-
-
-def sum_tolerance(differences):
-    """How far apart two float sums of ``±d_i`` over the queries may fall when their exact values are equal.
-
-    A float sum of n terms is off by at most ``n * eps / 2 * sum|d_i|``;
-    a sign-flipped sum (``2 * b @ d - sum(d)``) by about three times that,
-    and the observed sum by once that. ``4 * n * eps * sum|d_i|`` covers
-    both, whatever the order of summation. A bound relative to the observed
-    sum would not: when the exact mean difference is 0, the float one is
-    rounding noise, and every sign vector must count.
-    """
-    return 4 * len(differences) * np.finfo(np.float64).eps * np.abs(differences).sum(axis=0)
-
-
-def randomization_pvalues(differences, n_resamples, rng):
-    """Sign-flip randomization: exact over all 2**n sign vectors when that many fit in ``n_resamples``.
-
-    A sign vector counts when the |sum| of its flipped differences reaches
-    the observed |sum| up to :func:`sum_tolerance`, so sums equal in exact
-    arithmetic count whatever their rounding.
-    """
-    n_queries = len(differences)
-    if 2**n_queries <= n_resamples:
-        return exact_randomization_counts(differences) / 2**n_queries
-    observed, tolerance = differences.sum(axis=0), sum_tolerance(differences)
-
-    def block(size, generator):
-        # Sum of s_i d_i with random signs s = 2 b - 1: 2 (b @ d) - sum(d), with bits b from random bytes.
-        bits = np.unpackbits(generator.integers(0, 256, size=(size, (n_queries + 7) // 8), dtype=np.uint8), axis=1)
-        flipped = 2.0 * (bits[:, :n_queries].astype(np.float64) @ differences) - observed
-        return at_least(flipped, observed, tolerance)
-
-    count = resample_blocks(n_resamples, rng, block).sum(axis=0)
-    return (count + 1) / (n_resamples + 1)
-
-
-def exact_randomization_counts(differences):
-    """How many of the 2**n sign vectors give a sum at least as extreme as the observed one, per column.
-
-    The vectors are enumerated in blocks of ``BLOCK`` (vector r flips the
-    queries whose bit is set in r), a few blocks per thread at a time, their
-    counts added as they come: memory stays small whatever n.
-    """
-    n_queries = len(differences)
-    observed, tolerance = differences.sum(axis=0), sum_tolerance(differences)
-    bits = np.arange(n_queries)
-
-    def block(start):
-        vectors = np.arange(start, min(start + BLOCK, 2**n_queries))
-        signs = 1.0 - 2.0 * ((vectors[:, None] >> bits) & 1)
-        return at_least(signs @ differences, observed, tolerance).sum(axis=0)
-
-    return sum_in_threads(block, range(0, 2**n_queries, BLOCK))
-
-
-def adjust(rows, correction):
-    """Set ``pvalue_adjusted`` of the rows of a pair, across all the (pair, metric) rows tested."""
-    tested = [row for row in rows if row["baseline"] is not None]
-    if tested:
-        adjusted = holm_bonferroni(np.array([row["pvalue"] for row in tested]), correction)
-        for row, value in zip(tested, adjusted, strict=True):
-            row["pvalue_adjusted"] = float(value)
-
-
-def holm_bonferroni(pvalues, correction):
-    """Bonferroni (each p times the number of tests) or Holm's step-down adjustment, capped at 1."""
-    m = len(pvalues)
-    if correction is None:
-        return pvalues
-    if correction == "bonferroni":
-        return np.minimum(pvalues * m, 1.0)
-    order = np.argsort(pvalues, kind="stable")
-    stepped = np.maximum.accumulate(pvalues[order] * (m - np.arange(m)))
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(stepped, 1.0)
-    return adjusted

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_rankmetrics import compare_rankings, ndcg_score
-from sklearn_rankmetrics.stats._compare import (
-    COLUMNS,
+from sklearn_rankmetrics.stats._compare import bootstrap_means
+from sklearn_rankmetrics.stats._comparison import COLUMNS
+from sklearn_rankmetrics.stats._multiplicity import holm_bonferroni
+from sklearn_rankmetrics.stats._paired_tests import (
     at_least,
-    bootstrap_means,
     bootstrap_t_columns,
-    holm_bonferroni,
     paired_pvalues,
     randomization_pvalues,
     sum_tolerance,
@@ -152,7 +152,7 @@ def test_results_are_reproducible_and_cover_every_pair():
         ({"y_scores": {"a": np.zeros(320)}}, ValueError, "needs at least two systems"),
         ({"baseline": "bm25"}, ValueError, "baseline='bm25' is not a system of y_scores"),
         ({"test": "anova"}, ValueError, "test must be one of"),
-        ({"correction": "fdr"}, ValueError, "correction must be one of 'holm', 'bonferroni', None"),
+        ({"correction": "fdr"}, ValueError, "correction must be one of 'holm', 'bonferroni', 'fdr_bh', 'maxT', None"),
         ({"n_resamples": 0}, ValueError, "n_resamples must be an integer >= 1"),
         ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\]"),
         ({"sample_weight": np.ones(320)}, TypeError, "compare_rankings takes the options ties, zero_division"),

@@ -1,0 +1,369 @@
+"""A RankingComparison as text, Markdown, LaTeX and JSON.
+
+Every layout shows each tested pair. The paper tables follow ranx's: one row
+per system, one column per metric, each system named by a letter, and a mean
+carries as superscripts the letters of the systems it is significantly better
+than (adjusted p below the comparison's ``alpha``).
+"""
+
+import json
+import string
+
+import numpy as np
+
+from .._core._validation import check_flag, check_integer, plain
+
+FORMAT = "sklearn_rankmetrics.RankingComparison"
+VERSION = 1
+INTEGER_COLUMNS = ("wins", "ties", "losses", "n_runs")
+TEST_NAMES = {
+    "randomization": "paired randomization test",
+    "t-test": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "bootstrap": "paired bootstrap-t test",
+    "tukey-hsd": "Tukey HSD",
+    "randomized-tukey-hsd": "randomised Tukey HSD",
+}
+
+
+def import_pandas(caller):
+    """pandas, or an ImportError that names the extra to install."""
+    try:
+        import pandas as pd
+    except ImportError as error:
+        raise ImportError(
+            f"{caller} needs pandas: pip install 'sklearn-rankmetrics[pandas]' (or pip install pandas)."
+        ) from error
+    return pd
+
+
+def metric_name(comparison, metric):
+    """The metric named, or the comparison's first one; a ValueError naming its metrics otherwise."""
+    metrics = [name for name in comparison.per_query if name != "qid"]
+    if metric is None:
+        return metrics[0]
+    if metric not in metrics:
+        raise ValueError(f"metric={plain(metric)!r} is not in the comparison; it has {plain(metrics)}.")
+    return metric
+
+
+def defined_values(comparison, metric):
+    """A metric's per-query values on the queries every system defines, and the mask of those queries."""
+    values = comparison.per_query[metric]
+    defined = np.all([~np.isnan(v) for v in values.values()], axis=0)
+    return {name: v[defined] for name, v in values.items()}, defined
+
+
+def layout(comparison):
+    """The metrics and systems of a comparison, in order, and each (system, metric)'s summary row."""
+    metrics = list(dict.fromkeys(row["metric"] for row in comparison.rows))
+    systems = list(dict.fromkeys(row["system"] for row in comparison.rows))
+    summary = {}
+    for row in comparison.rows:
+        summary.setdefault((row["system"], row["metric"]), row)
+    return metrics, systems, summary
+
+
+def tested_rows(comparison):
+    """The rows of the pairs tested, in the order of the comparison."""
+    return [row for row in comparison.rows if row["baseline"] is not None]
+
+
+def significant(row, alpha):
+    return bool(row["pvalue_adjusted"] < alpha)
+
+
+def family_text(comparison):
+    """What the adjusted p-values adjust for, in words."""
+    metrics, systems, _ = layout(comparison)
+    correction = comparison.correction or "no correction"
+    if comparison.test.endswith("tukey-hsd"):
+        return f"{TEST_NAMES[comparison.test]} of {len(systems)} systems, {correction} across {len(metrics)} metrics"
+    return f"{TEST_NAMES[comparison.test]}, {correction} over {len(tested_rows(comparison))} (pair, metric)"
+
+
+def several_runs(comparison, summary):
+    return any(row.get("n_runs", 1) > 1 for row in summary.values())
+
+
+def format_text(comparison):
+    """The comparison as a plain-text table: means, then every pair's difference, marked where significant."""
+    metrics, systems, summary = layout(comparison)
+    if not metrics:
+        return "RankingComparison with no rows"
+    runs = several_runs(comparison, summary)
+
+    def mean_cell(system, metric):
+        row = summary.get((system, metric))
+        if row is None:
+            return ""
+        text = f"{row['mean']:.4f}"
+        if runs and row.get("n_runs", 1) > 1:
+            text += f"±{row['run_std']:.4f}"
+        return text
+
+    pairs = list(dict.fromkeys((row["system"], row["baseline"]) for row in tested_rows(comparison)))
+    differences = {
+        (row["system"], row["baseline"], row["metric"]): f"{row['delta']:+.4f}"
+        + ("*" if significant(row, comparison.alpha) else " ")
+        for row in tested_rows(comparison)
+    }
+    labels = [str(system) for system in systems] + [f"{b} - {a}" for b, a in pairs]
+    cells = [mean_cell(system, metric) for system in systems for metric in metrics] + list(differences.values())
+    width = max(len(cell) for cell in [*cells, *metrics]) + 2
+    name_width = max(len(label) for label in labels) + 2
+    header = "".ljust(name_width) + "".join(str(metric).rjust(width) for metric in metrics)
+    lines = [header]
+    for system in systems:
+        lines.append(str(system).ljust(name_width) + "".join(mean_cell(system, m).rjust(width) for m in metrics))
+    if pairs:
+        lines.append("")
+        for b, a in pairs:
+            line = f"{b} - {a}".ljust(name_width)
+            lines.append(line + "".join(differences.get((b, a, m), "").rjust(width) for m in metrics))
+    correction = comparison.correction or "no correction"
+    lines.append(
+        f"means over {comparison.n_queries} queries, then each pair's difference; * p < {comparison.alpha:.2g} "
+        f"({comparison.test}{'' if comparison.test.endswith('test') else ' test'}, {correction}, "
+        f"{comparison.n_queries} queries)"
+    )
+    if runs:
+        counts = ", ".join(f"{system} {summary[(system, metrics[0])].get('n_runs', 1)}" for system in systems)
+        lines.append(f"±: standard deviation of the mean over each system's runs (runs: {counts})")
+    return "\n".join(lines)
+
+
+def letters(count):
+    """Labels for ``count`` systems: a, b, ..., z, then aa, ab, ... (as spreadsheet columns)."""
+    labels = []
+    for index in range(count):
+        label = ""
+        index += 1
+        while index:
+            index, remainder = divmod(index - 1, 26)
+            label = string.ascii_lowercase[remainder] + label
+        labels.append(label)
+    return labels
+
+
+def paper_table(comparison, *, ci, effect_sizes, digits):
+    """The cells of the paper table: per (system, metric), the mean, its interval, the systems it beats."""
+    ci, effect_sizes = check_flag("ci", ci), check_flag("effect_sizes", effect_sizes)
+    digits = check_integer("digits", digits, low=0)
+    metrics, systems, summary = layout(comparison)
+    label = dict(zip(systems, letters(len(systems)), strict=True))
+    beaten = {}
+    for row in tested_rows(comparison):
+        if not significant(row, comparison.alpha) or row["delta"] == 0:
+            continue
+        winner, loser = (row["system"], row["baseline"]) if row["delta"] > 0 else (row["baseline"], row["system"])
+        effect = abs(row["effect_size"])
+        beaten.setdefault((winner, row["metric"]), []).append((systems.index(loser), label[loser], effect))
+    best = {metric: max(summary[(system, metric)]["mean"] for system in systems) for metric in metrics}
+    cells = {}
+    for system in systems:
+        for metric in metrics:
+            row = summary[(system, metric)]
+            losers = sorted(beaten.get((system, metric), []))
+            marks = [name + (f" ({effect:.2f})" if effect_sizes else "") for _, name, effect in losers]
+            cells[(system, metric)] = {
+                "mean": f"{row['mean']:.{digits}f}",
+                "ci": f"[{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}]" if ci else "",
+                "best": row["mean"] == best[metric],
+                "marks": marks,
+            }
+    return metrics, systems, label, cells
+
+
+def legend(comparison, *, ci, effect_sizes):
+    """The sentence under a paper table that says what its marks mean."""
+    text = (
+        f"Superscripts: significantly better than the system of that letter, adjusted p < {comparison.alpha:g} "
+        f"({family_text(comparison)}; {comparison.n_queries} queries)."
+    )
+    if effect_sizes:
+        tukey = comparison.test.endswith("tukey-hsd")
+        scale = "the residual standard deviation" if tukey else "the standard deviation of the per-query differences"
+        text += f" In parentheses: the effect size, the difference over {scale}."
+    if ci:
+        text += f" Brackets: {comparison.confidence_level:.0%} bootstrap interval of the mean."
+    text += " Bold: the best mean."
+    return text
+
+
+def to_markdown(comparison, *, ci=True, effect_sizes=False, digits=4):
+    """The comparison as a Markdown table (GitHub's dialect: superscripts as ``<sup>``)."""
+    metrics, systems, label, cells = paper_table(comparison, ci=ci, effect_sizes=effect_sizes, digits=digits)
+    lines = [
+        "| system | " + " | ".join(map(escape_markdown, map(str, metrics))) + " |",
+        "|---|" + "---:|" * len(metrics),
+    ]
+    for system in systems:
+        parts = []
+        for metric in metrics:
+            cell = cells[(system, metric)]
+            text = f"**{cell['mean']}**" if cell["best"] else cell["mean"]
+            text += f" {cell['ci']}" if cell["ci"] else ""
+            text += f"<sup>{', '.join(cell['marks'])}</sup>" if cell["marks"] else ""
+            parts.append(text)
+        lines.append(f"| ({label[system]}) {escape_markdown(str(system))} | " + " | ".join(parts) + " |")
+    return "\n".join([*lines, "", legend(comparison, ci=ci, effect_sizes=effect_sizes)]) + "\n"
+
+
+def escape_markdown(text):
+    return text.replace("|", "\\|")
+
+
+LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+
+
+def escape_latex(text):
+    return "".join(LATEX_SPECIAL.get(character, character) for character in text)
+
+
+def to_latex(comparison, *, ci=True, effect_sizes=False, digits=4):
+    """The comparison as a LaTeX ``tabular`` (booktabs rules), its legend in a comment-free final row."""
+    metrics, systems, label, cells = paper_table(comparison, ci=ci, effect_sizes=effect_sizes, digits=digits)
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(metrics) + "}",
+        r"\toprule",
+        "System & " + " & ".join(escape_latex(str(metric)) for metric in metrics) + r" \\",
+        r"\midrule",
+    ]
+    for system in systems:
+        parts = []
+        for metric in metrics:
+            cell = cells[(system, metric)]
+            text = rf"\textbf{{{cell['mean']}}}" if cell["best"] else cell["mean"]
+            text += rf" {{\scriptsize {cell['ci']}}}" if cell["ci"] else ""
+            text += rf"\textsuperscript{{{escape_latex(', '.join(cell['marks']))}}}" if cell["marks"] else ""
+            parts.append(text)
+        lines.append(f"({label[system]}) {escape_latex(str(system))} & " + " & ".join(parts) + r" \\")
+    note = escape_latex(legend(comparison, ci=ci, effect_sizes=effect_sizes))
+    lines += [
+        r"\bottomrule",
+        rf"\multicolumn{{{len(metrics) + 1}}}{{p{{0.9\linewidth}}}}{{\footnotesize {note}}} \\",
+        r"\end{tabular}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def plain_value(value):
+    """A value of a row or a per-query array as JSON holds it: nan as null, numpy scalars as Python's."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value
+
+
+def array_to_json(values):
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        return [None if np.isnan(v) else v for v in values.tolist()]
+    return values.tolist()
+
+
+def to_json(comparison):
+    """The comparison as a JSON document: its settings, rows and per-query values."""
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "test": comparison.test,
+        "correction": comparison.correction,
+        "confidence_level": comparison.confidence_level,
+        "alpha": comparison.alpha,
+        "n_queries": comparison.n_queries,
+        "rows": [{key: plain_value(value) for key, value in row.items()} for row in comparison.rows],
+        "systems": check_names(systems_of(comparison)),
+        "per_query": {
+            "qid": array_to_json(comparison.per_query["qid"]),
+            **{
+                metric: [array_to_json(values[system]) for system in systems_of(comparison)]
+                for metric, values in comparison.per_query.items()
+                if metric != "qid"
+            },
+        },
+        "run_values": {
+            metric: [[array_to_json(run) for run in runs[system]] for system in systems_of(comparison)]
+            for metric, runs in comparison.run_values.items()
+        },
+    }
+    try:
+        return json.dumps(document, allow_nan=False)
+    except TypeError as error:
+        raise TypeError(
+            f"RankingComparison.to_json writes query ids and system names as JSON strings or numbers: {error}. "
+            "Use ids of those types (convert them with str)."
+        ) from error
+
+
+def systems_of(comparison):
+    """The systems of a comparison's per-query values, in order."""
+    metric = next((name for name in comparison.per_query if name != "qid"), None)
+    return list(comparison.per_query[metric]) if metric is not None else []
+
+
+def check_names(systems):
+    """The system names, if JSON keeps them as they are (strings and numbers)."""
+    for name in map(plain, systems):
+        if not isinstance(name, str | int | float) or isinstance(name, bool):
+            raise TypeError(
+                f"RankingComparison.to_json writes system names as JSON strings or numbers; got {plain(name)!r} of "
+                f"type {type(name).__name__}. Name the systems with strings."
+            )
+    return [plain(name) for name in systems]
+
+
+def float_array(values):
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def from_json(cls, text):
+    """The RankingComparison that :func:`to_json` wrote."""
+    try:
+        document = json.loads(text)
+    except (TypeError, json.JSONDecodeError) as error:
+        raise ValueError(f"RankingComparison.from_json needs the text that to_json wrote: {error}.") from error
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(
+            "RankingComparison.from_json needs the text that RankingComparison.to_json wrote (its 'format' is "
+            f"{FORMAT!r}); got {plain(str(text)[:60])!r}."
+        )
+    version = document.get("version", VERSION)
+    if not isinstance(version, int) or version > VERSION:
+        raise ValueError(
+            f"This JSON was written by a newer sklearn-rankmetrics (format version {version!r}; this one reads up "
+            f"to {VERSION}). Upgrade to read it."
+        )
+    rows = []
+    for row in document["rows"]:
+        restored = {}
+        for key, value in row.items():
+            if key in ("system", "metric", "baseline", *INTEGER_COLUMNS):
+                restored[key] = value
+            else:
+                restored[key] = np.nan if value is None else value
+        rows.append(restored)
+    systems = document["systems"]
+    per_query = {
+        name: np.asarray(values) if name == "qid" else dict(zip(systems, map(float_array, values), strict=True))
+        for name, values in document["per_query"].items()
+    }
+    run_values = {
+        metric: {
+            system: np.array([float_array(run) for run in runs])
+            for system, runs in zip(systems, by_system, strict=True)
+        }
+        for metric, by_system in document["run_values"].items()
+    }
+    return cls(
+        rows=rows,
+        test=document["test"],
+        correction=document["correction"],
+        confidence_level=document["confidence_level"],
+        n_queries=document["n_queries"],
+        per_query=per_query,
+        alpha=document["alpha"],
+        run_values=run_values,
+    )
