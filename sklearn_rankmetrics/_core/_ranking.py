@@ -137,6 +137,8 @@ class Ranking:
     def query_of_block(self):
         if not self.has_ties:
             return self.query_of_row
+        if not self.ops.compacts:  # the layout of each query's blocks finds it
+            return self.ops.segment_of(self.query_block_starts, self.block_starts.shape[0])
         blocks_per_query = self.ops.segment_sizes(self.query_block_starts, self.block_starts.shape[0])
         return self.ops.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), blocks_per_query)
 
@@ -146,7 +148,7 @@ class Ranking:
 
     def query_count(self, mask):
         """Number of rows of each query where ``mask`` holds."""
-        return self.ops.counts_between(self.ops.running_count(mask), self.query_starts)
+        return self.ops.segment_counts(mask, self.query_starts)[0]
 
     def per_block(self, values, whole=False):
         """Sum of row ``values`` over each block (``whole``: whole numbers, see :meth:`NumpyOps.segment_sum`)."""
@@ -267,13 +269,12 @@ class Ranking:
             ops = self.ops
             mask = self.labels >= threshold
             # Counts from one running total: reduceat costs far more over a million short blocks.
-            running = ops.running_count(mask)
-            judged = running if self.retrieved is None else ops.running_count(self.judged_labels >= threshold)
-            per_query = ops.counts_between(judged, self.query_starts)
-            if self.has_ties:
-                per_block = ops.as_float(ops.counts_between(running, self.block_starts))
+            if self.retrieved is None and self.has_ties:
+                per_query, per_block = ops.segment_counts(mask, self.query_starts, self.block_starts)
             else:
-                per_block = ops.as_weights(mask)
+                per_query = self.query_count(mask if self.retrieved is None else self.judged_labels >= threshold)
+                per_block = ops.segment_counts(mask, self.block_starts)[0] if self.has_ties else None
+            per_block = ops.as_weights(mask) if per_block is None else ops.as_float(per_block)
             self._relevance[threshold] = Relevance(mask, per_query, per_block)
         return self._relevance[threshold]
 

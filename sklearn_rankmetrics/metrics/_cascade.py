@@ -14,7 +14,7 @@ from .._core._numpy_ops import segment_accumulate, segment_rows
 from .._core._validation import check_real
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._precision import relevance
-from ._tie_expectations import tied_reciprocal_stops
+from ._tie_expectations import DEVICE_BLOCK, padded_block_stops, tied_reciprocal_stops
 
 
 def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
@@ -127,11 +127,50 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     above = first < (k or ranking.n_rows)
     value = xp.where(above, ops.take(stops, offsets) / (ops.as_float(first) + 1.0), 0.0)
     tied = (sizes > 1) & above
+    if not ops.compacts:
+        value = xp.where(tied, tied_block_stops_in_namespace(ops, go_on, offsets, sizes, first, tied, k), value)
+        return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
     n_tied, n_tied_rows = ops.read(xp.sum(ops.astype(tied, xp.int64)), xp.sum(xp.where(tied, sizes, 0)))
     if n_tied:
         tied_stops = tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, int(n_tied), int(n_tied_rows))
         value = xp.where(tied, tied_stops, value)
     return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
+
+
+def tied_block_stops_in_namespace(ops, go_on, offsets, sizes, first, tied, k):
+    """:func:`tied_reciprocal_stops` of the ``tied`` blocks, each at its block (0 at the others), in a namespace
+    that keeps subsets whole.
+
+    Blocks of up to DEVICE_BLOCK rows stay on the device: one read of their
+    number and the longest, their rows gathered into a zero-padded matrix
+    (:func:`padded_block_stops`). Larger ones, rare, go to numpy's routes
+    (:func:`tied_block_stops`), found in the same read.
+    """
+    xp = ops.xp
+    small = tied & (sizes <= DEVICE_BLOCK)
+    large = tied & ~small
+    running = ops.running_count(small)
+    n_small, longest, n_large, n_large_rows = ops.read(
+        running[-1],
+        xp.max(xp.where(small, sizes, 0)),
+        xp.sum(ops.astype(large, xp.int64)),
+        xp.sum(xp.where(large, sizes, 0)),
+    )
+    stops = ops.zeros(sizes.shape[0])
+    if n_small:
+        blocks = xp.searchsorted(running, ops.arange(1, int(n_small) + 1))
+        block_sizes = ops.take(sizes, blocks)
+        columns = ops.arange(int(longest))[None, :]
+        inside = columns < block_sizes[:, None]
+        rows = xp.where(inside, ops.take(offsets, blocks)[:, None] + columns, 0)
+        padded = xp.where(inside, xp.reshape(ops.take(go_on, xp.reshape(rows, (-1,))), rows.shape), 0.0)
+        found = padded_block_stops(ops, padded, block_sizes, ops.take(first, blocks), k)
+        # Block b takes the value of the small block it is (its rank among them, from 1), the others 0.
+        stops = ops.take(ops.concat((ops.zeros(1), found)), xp.where(small, running, 0))
+    if n_large:
+        found = tied_block_stops(ops, go_on, offsets, sizes, first, large, k, int(n_large), int(n_large_rows))
+        stops = xp.where(large, found, stops)
+    return stops
 
 
 def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows):

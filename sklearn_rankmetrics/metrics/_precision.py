@@ -97,7 +97,7 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
     visible, sizes = ranking.visible(k), ops.as_float(ranking.block_sizes)
     seen = (visible > 0) & (in_block > 0)
     straddling = seen & (visible < sizes)
-    sure = ops.counts_between(ops.running_count(seen & ~straddling), ranking.query_block_starts) > 0
+    sure = ops.segment_counts(seen & ~straddling, ranking.query_block_starts)[0] > 0
     if not ops.compacts:  # the straddling blocks' probabilities along the rows, in place
         miss = probability_of_no_hit_in_place(ranking, straddling, in_block, k)
         return 1.0 - xp.where(sure, 0.0, miss), n_relevant > 0
