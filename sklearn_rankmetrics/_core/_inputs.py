@@ -164,7 +164,7 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
             *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
         )
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    label_low, label_top, fraction, score_low = extremes[:4]
+    _, label_top, fraction, score_low = extremes[:4]
     n_queries, longest = facts[0] + 1, facts[1] + 1
     ops.label_top, ops.labels_whole = np.float64(label_top), fraction == 0.0  # for the ranking's labels and subsets
     query_starts = query_bounds[:n_queries]

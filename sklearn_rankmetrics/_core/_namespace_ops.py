@@ -325,9 +325,10 @@ class ArrayApiOps:
             sums, total = [xp.sum(values * weights) for values in columns], xp.sum(weights)
         found = self.read(*sums, total, *also)
         sums, total, also = found[:n_columns], found[n_columns], found[n_columns + 1 :]
-        with_nan = [column for column, value in enumerate(sums) if math.isnan(value)]
         means = [(value / total if total > 0 else math.nan, total > 0) for value in sums]
-        for column, found in zip(with_nan, self.means_without_nan([columns[c] for c in with_nan], weights)):
+        with_nan = [column for column, value in enumerate(sums) if math.isnan(value)]
+        without_nan = self.means_without_nan([columns[column] for column in with_nan], weights)
+        for column, found in zip(with_nan, without_nan, strict=True):
             means[column] = found
         return means, also
 
