@@ -195,7 +195,7 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
             lambda: xp.take(query_of_row, block_starts),
             bounds=query_block_bounds,
         )
-        ranking.__dict__.update(query_block_starts=query_block_starts)
+        ranking.__dict__.update(query_block_starts=query_block_starts, longest_block=longest_block)
     if is_foreign(qid) and qid.ndim == 1:  # the report's per-query table takes them
         ranking.find_query_ids = lambda: xp.take(qid, xp.take(order, query_starts))
     return ranking, order

@@ -233,10 +233,10 @@ class ArrayApiOps:
     def positions_in_segments(self, starts, n_rows):
         return self.arange(n_rows) - self.xp.take(starts, self.segment_of(starts, n_rows))
 
-    def running_count(self, mask):
+    def running_count(self, mask, axis=None):
         if self.sums_booleans:
-            return self.xp.cumulative_sum(mask, dtype=self.xp.int64)
-        return self.cumsum(self.astype(mask, self.xp.int64))
+            return self.xp.cumulative_sum(mask, dtype=self.xp.int64, axis=axis)
+        return self.cumsum(self.astype(mask, self.xp.int64), axis=axis)
 
     def run_starts(self, number):
         """The index of the first element of each element's run (``number``: the running count of the starts)."""
@@ -248,12 +248,17 @@ class ArrayApiOps:
         From one running count that starts at 0 before the first value: each
         segment's count is its rise between the segment's bounds.
         """
-        running = self.running_count(self.concat((self.constant(False, self.bool), mask)))
+        xp = self.xp
+        if mask.ndim == 1:
+            running = self.running_count(self.concat((self.constant(False, self.bool), mask)))
+        else:  # segments along the last axis, each row on its own
+            ahead = xp.zeros((*mask.shape[:-1], 1), dtype=self.bool, device=self.device)
+            running = self.running_count(xp.concat((ahead, mask), axis=-1), axis=-1)
         return [self.rise_between_bounds(running, segment_starts) for segment_starts in starts]
 
     def rise_between_bounds(self, running, starts):
-        at = self.xp.take(running, self.layout(starts, running.shape[0] - 1).bounds)
-        return at[1:] - at[:-1]
+        at = self.xp.take(running, self.layout(starts, running.shape[-1] - 1).bounds, axis=-1)
+        return at[..., 1:] - at[..., :-1]
 
     def counts_between(self, running, starts):
         # The running total at each segment's last value, less the one at the previous segment's.

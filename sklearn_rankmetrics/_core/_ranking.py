@@ -124,6 +124,11 @@ class Ranking:
         return self.ops.segment_sizes(self.block_starts, self.n_rows)
 
     @cached_property
+    def longest_block(self):
+        """The number of rows of the longest tie block."""
+        return int(self.xp.max(self.block_sizes)) if self.has_ties else 1
+
+    @cached_property
     def block_first(self):
         """0-based position in its query of the first row of each block."""
         return self.ops.take(self.positions, self.block_starts) if self.has_ties else self.positions

@@ -115,6 +115,8 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
         stops = xp.where(positions < (k or ranking.longest), stop(rows), 0.0)
         contribution = ops.segment_exclusive_cumprod(1.0 - stops, starts) * stops / (ops.as_float(positions) + 1.0)
         return ops.segment_sum(contribution, starts), ranking.has_relevant()
+    if not ops.compacts:
+        return expected_reciprocal_rank_of_blocks(ranking, stop(None), k), ranking.has_relevant()
     # The blocks that start above rank k (a prefix of each query's), each reached with the product of
     # the go-on probabilities of the blocks above it; a tie block gives its expected value.
     blocks, rows, offsets, first_blocks = ranking.blocks_above(k or ranking.n_rows)
@@ -127,9 +129,6 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     above = first < (k or ranking.n_rows)
     value = xp.where(above, ops.take(stops, offsets) / (ops.as_float(first) + 1.0), 0.0)
     tied = (sizes > 1) & above
-    if not ops.compacts:
-        value = xp.where(tied, tied_block_stops_in_namespace(ops, go_on, offsets, sizes, first, tied, k), value)
-        return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
     n_tied, n_tied_rows = ops.read(xp.sum(ops.astype(tied, xp.int64)), xp.sum(xp.where(tied, sizes, 0)))
     if n_tied:
         tied_stops = tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, int(n_tied), int(n_tied_rows))
@@ -137,49 +136,65 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
 
 
-def tied_block_stops_in_namespace(ops, go_on, offsets, sizes, first, tied, k):
-    """:func:`tied_reciprocal_stops` of the ``tied`` blocks, each at its block (0 at the others), in a namespace
-    that keeps subsets whole.
+def expected_reciprocal_rank_of_blocks(ranking, stops, k):
+    """ERR@k of each query with ties averaged, from its blocks above rank ``k`` taken out, for namespaces that
+    keep subsets whole.
 
-    Blocks of up to DEVICE_BLOCK rows stay on the device: one read of their
-    number and the longest, their rows gathered into a zero-padded matrix
-    (:func:`padded_block_stops`). Larger ones, rare, go to numpy's routes
-    (:func:`tied_block_stops`), found in the same read.
+    One read gives the number of those blocks (at most ``k`` per query, in
+    order) and the longest, up to DEVICE_BLOCK rows. Their rows' go-on
+    probabilities fill a zero-padded matrix, one column per block, from which
+    each block's expected stop over its places (:func:`padded_block_stops`)
+    and its product come at once; a single row's value is its own stop, as on
+    numpy's path. Blocks of more rows, rare, take numpy's routes on the host.
+    Each block is then reached with the product of the blocks above it in its
+    query, and the blocks of a query add up.
     """
-    xp = ops.xp
-    small = tied & (sizes <= DEVICE_BLOCK)
-    large = tied & ~small
-    running = ops.running_count(small)
-    n_small, longest, n_large, n_large_rows = ops.read(
-        running[-1],
-        xp.max(xp.where(small, sizes, 0)),
-        xp.sum(ops.astype(large, xp.int64)),
-        xp.sum(xp.where(large, sizes, 0)),
-    )
-    stops = ops.zeros(sizes.shape[0])
-    if n_small:
-        blocks = xp.searchsorted(running, ops.arange(1, int(n_small) + 1))
-        block_sizes = ops.take(sizes, blocks)
-        columns = ops.arange(int(longest))[None, :]
-        inside = columns < block_sizes[:, None]
-        rows = xp.where(inside, ops.take(offsets, blocks)[:, None] + columns, 0)
-        padded = xp.where(inside, xp.reshape(ops.take(go_on, xp.reshape(rows, (-1,))), rows.shape), 0.0)
-        found = padded_block_stops(ops, padded, block_sizes, ops.take(first, blocks), k)
-        # Block b takes the value of the small block it is (its rank among them, from 1), the others 0.
-        stops = ops.take(ops.concat((ops.zeros(1), found)), xp.where(small, running, 0))
-    if n_large:
-        found = tied_block_stops(ops, go_on, offsets, sizes, first, large, k, int(n_large), int(n_large_rows))
-        stops = xp.where(large, found, stops)
-    return stops
+    ops, xp = ranking.ops, ranking.xp
+    go_on = 1.0 - stops
+    block_starts, sizes, first = ranking.block_starts, ranking.block_sizes, ranking.block_first
+    n_blocks = block_starts.shape[0]
+    above = first < (k or ranking.n_rows)
+    # The blocks above k before each block, from 0: the taken blocks' places, and their number at the end.
+    running = ops.running_count(ops.concat((ops.constant(False, ops.bool), above)))
+    facts = [running[-1], xp.max(xp.where(above, xp.minimum(sizes, DEVICE_BLOCK), 0))]
+    large = above & (sizes > DEVICE_BLOCK) if ranking.longest_block > DEVICE_BLOCK else None
+    if large is not None:
+        facts += [xp.sum(ops.astype(large, xp.int64)), xp.sum(xp.where(large, sizes, 0))]
+    n_taken, longest, *n_large = (int(value) for value in ops.read(*facts))
+    blocks = xp.searchsorted(running[1:], ops.arange(1, n_taken + 1))
+    # Each query's taken blocks, in order: where they start among them, then their number.
+    query_block_layout = ops.layout(ranking.query_block_starts, n_blocks)
+    bounds = xp.take(running, query_block_layout.bounds)
+    most = query_block_layout.longest if k is None else min(k, query_block_layout.longest)
+    starts = ops.register(bounds[:-1], n_taken, most, bounds=bounds)
+    block_sizes, offsets, block_first = (xp.take(values, blocks) for values in (sizes, block_starts, first))
+    places = ops.arange(longest)[:, None]
+    inside = places < block_sizes[None, :]
+    gathered = xp.take(go_on, xp.reshape(xp.where(inside, offsets[None, :] + places, 0), (-1,)))
+    gathered = xp.reshape(gathered, inside.shape)
+    counted = block_sizes if not n_large or not n_large[0] else xp.minimum(block_sizes, longest)
+    value = padded_block_stops(ops, xp.where(inside, gathered, 0.0), counted, block_first, k)
+    product = xp.prod(xp.where(inside, gathered, 1.0), axis=0)
+    value = xp.where(block_sizes == 1, xp.take(stops, offsets) / (ops.as_float(block_first) + 1.0), value)
+    if n_large and n_large[0]:
+        found = tied_block_stops(
+            ops, go_on, block_starts, sizes, first, large, k, n_large[0], n_large[1], with_products=True
+        )
+        in_large = xp.take(large, blocks)
+        value = xp.where(in_large, xp.take(found[0], blocks), value)
+        product = xp.where(in_large, xp.take(found[1], blocks), product)
+    reach = ops.segment_exclusive_cumprod(product, starts, within=k)
+    return ops.segment_sum(reach * value, starts, within=k)
 
 
-def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows):
+def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows, *, with_products=False):
     """:func:`tied_reciprocal_stops` of the ``tied`` blocks, on the host, spread back over all the blocks.
 
     Their exact expectations are numpy code: only the rows of the ``n_tied``
     tied blocks (``n_tied_rows`` in all) travel to the host, in one copy, and
     the results come back in ``ops``'s namespace, each at its block (the
-    other blocks get 0).
+    other blocks get 0). ``with_products``: also each block's product of
+    ``go_on``.
     """
     xp = ops.xp
     blocks = ops.flatnonzero(tied, count=n_tied)
@@ -193,10 +208,14 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_
     copied = ops.to_host(ops.concat((ops.take(go_on, rows), ops.as_float(tied_sizes), tied_first)))
     host_go_on, host_sizes, host_first = np.split(copied, [n_tied_rows, n_tied_rows + n_tied])
     host_sizes, host_first = host_sizes.astype(np.int64), host_first.astype(np.int64)
-    host_stops = tied_reciprocal_stops(host_go_on, np.cumsum(host_sizes) - host_sizes, host_sizes, host_first, k)
-    stops = ops.asarray(np.concatenate(([0.0], host_stops)))
-    # Block b takes the value of the tied block it is (its rank among them, from 1), the others the 0 in front.
-    return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
+    host_starts = np.cumsum(host_sizes) - host_sizes
+    columns = [tied_reciprocal_stops(host_go_on, host_starts, host_sizes, host_first, k)]
+    if with_products:
+        columns.append(np.multiply.reduceat(host_go_on, host_starts))
+    found = ops.asarray(np.concatenate((np.zeros((1, len(columns))), np.stack(columns, axis=1))))
+    # Block b takes the values of the tied block it is (its rank among them, from 1), the others the 0s in front.
+    spread = xp.take(found, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0), axis=0)
+    return (spread[:, 0], spread[:, 1]) if with_products else spread[:, 0]
 
 
 @array_api_support(in_namespace=True)

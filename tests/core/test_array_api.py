@@ -209,6 +209,27 @@ def test_tie_expectations_of_mrr_and_hit_rate_stay_on_the_device(on_device, name
     assert max(on_device.copies, default=0) <= 16  # the facts of the ranking: nothing per query
 
 
+@pytest.mark.parametrize("k", [None, 1, 5, 70])
+@pytest.mark.parametrize("largest", [64, 65, 300])
+def test_err_tie_blocks_on_the_device_and_the_largest_on_the_host(on_device, k, largest):
+    # Blocks of up to DEVICE_BLOCK (64) rows take their expectations on the device; larger ones, numpy's routes.
+    rng = np.random.default_rng(8)
+    sizes = np.concatenate((rng.integers(1, 12, 60), [largest, 64, 2]))
+    qid = np.repeat(np.arange(len(sizes)) // 3, sizes)
+    y_score = np.repeat(rng.permutation(len(sizes)).astype(float), sizes)  # one tie block per size
+    y_true = rng.choice(5, qid.size, p=[0.5, 0.3, 0.1, 0.05, 0.05]).astype(float)
+    expected = METRICS["err"](y_true, y_score, qid=qid, k=k, average=False)
+    on_device.watch()
+    with sklearn.config_context(array_api_dispatch=True):
+        found = METRICS["err"](
+            on_device.to_device(y_true), on_device.to_device(y_score), qid=on_device.to_device(qid), k=k, average=False
+        )
+    np.testing.assert_allclose(host(found), expected, rtol=1e-12, atol=1e-15)
+    # The facts of the ranking and of its blocks; only the rows of a block beyond 64 rows (with its size and
+    # rank) travel to the host.
+    assert max(on_device.copies, default=0) <= (largest + 2 if largest > 64 else 16)
+
+
 @pytest.mark.parametrize(
     "name, options",
     [
