@@ -181,6 +181,7 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
         )
     ranking = Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops)
     ranking.whole_labels = ops.labels_whole and label_top * n_rows < 2**53  # sums of labels exact in float64
+    ranking.label_bound = ops.label_top
     # What the host learnt and the device built on the way, for the ranking's cached properties.
     ranking.__dict__.update(positions=positions, longest=longest, top_label=ops.label_top, query_of_row=query_of_row)
     if block_starts is not None:

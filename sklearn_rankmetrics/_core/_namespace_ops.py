@@ -1,5 +1,6 @@
 """The operations of the metric kernels in an Array API namespace (PyTorch, CuPy, JAX), on the arrays' device."""
 
+import functools
 import math
 from functools import cached_property
 
@@ -32,11 +33,7 @@ class ArrayApiOps:
 
     def __init__(self, xp, device):
         self.xp, self.device, self.bool = Namespace(xp), device, xp.bool
-        try:
-            xp.zeros(1, dtype=xp.float64, device=device)
-            self.float64 = xp.float64
-        except (TypeError, ValueError, RuntimeError):  # a device without float64 (Apple MPS)
-            self.float64 = xp.float32
+        self.float64 = xp.float64 if has_float64(xp, device) else xp.float32  # Apple's MPS has no float64
         self.layouts, self.groups, self.pending, self.constants = {}, {}, [], {}
         self.label_top = self.labels_whole = None  # the ranking's labels: largest, all whole numbers
         # Running counts of booleans in one operation where the namespace sums them into integers
@@ -233,10 +230,10 @@ class ArrayApiOps:
     def positions_in_segments(self, starts, n_rows):
         return self.arange(n_rows) - self.xp.take(starts, self.segment_of(starts, n_rows))
 
-    def running_count(self, mask, axis=None):
+    def running_count(self, mask):
         if self.sums_booleans:
-            return self.xp.cumulative_sum(mask, dtype=self.xp.int64, axis=axis)
-        return self.cumsum(self.astype(mask, self.xp.int64), axis=axis)
+            return self.xp.cumulative_sum(mask, dtype=self.xp.int64)
+        return self.cumsum(self.astype(mask, self.xp.int64))
 
     def run_starts(self, number):
         """The index of the first element of each element's run (``number``: the running count of the starts)."""
@@ -250,15 +247,29 @@ class ArrayApiOps:
         """
         xp = self.xp
         if mask.ndim == 1:
-            running = self.running_count(self.concat((self.constant(False, self.bool), mask)))
-        else:  # segments along the last axis, each row on its own
-            ahead = xp.zeros((*mask.shape[:-1], 1), dtype=self.bool, device=self.device)
-            running = self.running_count(xp.concat((ahead, mask), axis=-1), axis=-1)
-        return [self.rise_between_bounds(running, segment_starts) for segment_starts in starts]
+            return [at[1:] - at[:-1] for at in self.running_at_bounds(mask, *starts)]
+        # Segments along the rows of a matrix: one running count over the rows end to end (a scan of a
+        # matrix along its rows is slow on PyTorch's GPUs when the rows are long), each row after a 0.
+        n_rows, n_values = mask.shape
+        ahead = xp.zeros((n_rows, 1), dtype=self.bool, device=self.device)
+        running = self.running_count(xp.reshape(xp.concat((ahead, mask), axis=1), (-1,)))
+        row_start = self.arange(0, n_rows * (n_values + 1), n_values + 1)[:, None]
+        counts = []
+        for segment_starts in starts:
+            at = xp.take(running, xp.reshape(row_start + self.layout(segment_starts, n_values).bounds, (-1,)))
+            at = xp.reshape(at, (n_rows, -1))
+            counts.append(at[:, 1:] - at[:, :-1])
+        return counts
+
+    def running_at_bounds(self, mask, *starts):
+        """For each of the registered ``starts``, the number of True values of ``mask`` before each segment's
+        bounds (its start, then the end of the last segment)."""
+        running = self.running_count(self.concat((self.constant(False, self.bool), mask)))
+        return [self.xp.take(running, self.layout(segment_starts, mask.shape[0]).bounds) for segment_starts in starts]
 
     def rise_between_bounds(self, running, starts):
-        at = self.xp.take(running, self.layout(starts, running.shape[-1] - 1).bounds, axis=-1)
-        return at[..., 1:] - at[..., :-1]
+        at = self.xp.take(running, self.layout(starts, running.shape[0] - 1).bounds)
+        return at[1:] - at[:-1]
 
     def counts_between(self, running, starts):
         # The running total at each segment's last value, less the one at the previous segment's.
@@ -349,6 +360,16 @@ class ArrayApiOps:
             scalars += [xp.sum(xp.where(kept, values, 0.0) * weight) / total, total > 0]
         found = self.read(*scalars)
         return [(mean, bool(flag)) for mean, flag in zip(found[::2], found[1::2], strict=True)]
+
+
+@functools.cache
+def has_float64(xp, device):
+    """Whether arrays of ``xp`` on ``device`` can hold float64 (tried once per device)."""
+    try:
+        xp.zeros(1, dtype=xp.float64, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+    return True
 
 
 class Namespace:

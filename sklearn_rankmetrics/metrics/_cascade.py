@@ -42,7 +42,8 @@ def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     ops, xp = ranking.ops, ranking.xp
     k = ranking.cutoff(k)
-    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant_rows = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevant_rows
     limit = ranking.longest if k is None else k
     if not ranking.has_ties:
         # The first relevant row at or after each query's start: the query's own where it has one.
@@ -51,7 +52,7 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
         return xp.where(found & (first < limit), 1.0 / (ops.as_float(first) + 1.0), 0.0), n_relevant > 0
     # The first block that holds a relevant document decides (at most one per query): numpy computes
     # its expectation over the deciding blocks alone, other namespaces along the rows in place.
-    deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
+    deciding = (in_block > 0) & (ranking.relevant_above(relevant_rows) == 0) & (ranking.block_first < limit)
     if not ops.compacts:
         return expected_first_reciprocal_rank_in_place(ranking, deciding, in_block, k), n_relevant > 0
     query, first, sizes, relevant_in_block = ranking.marked_blocks(

@@ -154,7 +154,8 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     ops, xp = ranking.ops, ranking.xp
     denominator = check_option("denominator", denominator, DENOMINATORS)
     normalizer_k, k = check_k(k), ranking.cutoff(k)
-    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant_rows = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevant_rows
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
         found = RelevantRows(ranking, relevant, n_relevant)
@@ -181,7 +182,7 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         excess -= visible
         excess *= spread
         # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
-        found = ranking.before_in_query(in_block)
+        found = ranking.relevant_above(relevant_rows)
         found += 1.0
         found *= harmonic
         found -= excess
