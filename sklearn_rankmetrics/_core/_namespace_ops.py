@@ -1,6 +1,5 @@
 """The operations of the metric kernels in an Array API namespace (PyTorch, CuPy, JAX), on the arrays' device."""
 
-import functools
 import math
 from functools import cached_property
 
@@ -316,6 +315,21 @@ class ArrayApiOps:
         """
         return self.layout(starts, values.shape[0]).leading(within).exclusive_cumprod(values)
 
+    def segment_sum_after_products(self, values, factors, starts, within=None):
+        """Sum over each segment of each value times the product of the ``factors`` above it in the segment.
+
+        On a grid, the products and the sum stay on the grid's rows. ``within``:
+        only the first ``within`` values of each segment count.
+        """
+        layout = self.layout(starts, values.shape[0]).leading(within)
+        if layout.empty or not layout.grid:
+            reach = self.segment_exclusive_cumprod(factors, starts, within=within)
+            return self.segment_sum(reach * values, starts, within=within)
+        xp = self.xp
+        reach = xp.cumulative_prod(xp.reshape(layout.padded(factors, 1.0), layout.shape)[:, :-1], axis=1)
+        cells = xp.reshape(layout.padded(values, 0.0), layout.shape)
+        return cells[:, 0] + xp.sum(cells[:, 1:] * reach, axis=1)
+
     def segment_suffix_max(self, values, starts):
         """Largest value at or after each one in its segment."""
         return self.layout(starts, values.shape[0]).suffix_max(values)
@@ -362,9 +376,21 @@ class ArrayApiOps:
         return [(mean, bool(flag)) for mean, flag in zip(found[::2], found[1::2], strict=True)]
 
 
-@functools.cache
 def has_float64(xp, device):
     """Whether arrays of ``xp`` on ``device`` can hold float64 (tried once per device)."""
+    try:
+        return FLOAT64[xp, device]
+    except KeyError:
+        FLOAT64[xp, device] = found = makes_float64(xp, device)
+        return found
+    except TypeError:  # a device that is no dict key: tried each time
+        return makes_float64(xp, device)
+
+
+FLOAT64 = {}
+
+
+def makes_float64(xp, device):
     try:
         xp.zeros(1, dtype=xp.float64, device=device)
     except (TypeError, ValueError, RuntimeError):

@@ -148,7 +148,8 @@ def expected_reciprocal_rank_of_blocks(ranking, stops, k):
     and its product come at once; a single row's value is its own stop, as on
     numpy's path. Blocks of more rows, rare, take numpy's routes on the host.
     Each block is then reached with the product of the blocks above it in its
-    query, and the blocks of a query add up.
+    query, and the blocks of a query add up
+    (:meth:`~sklearn_rankmetrics._core._namespace_ops.ArrayApiOps.segment_sum_after_products`).
     """
     ops, xp = ranking.ops, ranking.xp
     go_on = 1.0 - stops
@@ -184,8 +185,7 @@ def expected_reciprocal_rank_of_blocks(ranking, stops, k):
         in_large = xp.take(large, blocks)
         value = xp.where(in_large, xp.take(found[0], blocks), value)
         product = xp.where(in_large, xp.take(found[1], blocks), product)
-    reach = ops.segment_exclusive_cumprod(product, starts, within=k)
-    return ops.segment_sum(reach * value, starts, within=k)
+    return ops.segment_sum_after_products(value, product, starts, within=k)
 
 
 def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows, *, with_products=False):
