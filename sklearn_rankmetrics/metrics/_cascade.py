@@ -355,7 +355,11 @@ def expected_reciprocal_rank_score(
     linear in the rows, with a factor that grows as the stop probabilities
     shrink (``benchmarks/bench_ties.py --shapes`` measures it). The tests
     check the result against exact rational arithmetic to 1e-12 (it agrees
-    to about 1e-15).
+    to about 1e-15). Arrays on a device (under ``array_api_dispatch``) take
+    the blocks of up to 64 rows above k there: their symmetric polynomials
+    are the coefficients of :math:`\prod (1 + (1 - R) t)`, one step per row
+    for all the blocks at once; larger blocks take the routes above on the
+    host.
 
     References
     ----------
