@@ -18,6 +18,7 @@ coverage copy their inputs to the host and compute with numpy.
 import functools
 import importlib
 import inspect
+import sys
 
 import numpy as np
 import sklearn
@@ -56,11 +57,22 @@ def namespace_of(values):
 def array_api_compat():
     """The array-api-compat package, or the copy scikit-learn vendors; None if neither imports."""
     for name in ("array_api_compat", "sklearn.externals.array_api_compat"):
+        if name in sys.modules:  # imported already (None: an import that is blocked)
+            if sys.modules[name] is not None:
+                return sys.modules[name]
+            continue
+        if name in NOT_INSTALLED:
+            continue
         try:
             return importlib.import_module(name)
         except ImportError:
-            pass
+            # A failed import searches every folder of the path: on each metric call, that costs more than the
+            # metric.
+            NOT_INSTALLED.add(name)
     return None
+
+
+NOT_INSTALLED = set()
 
 
 # DLPack's device type of host memory (kDLCPU).

@@ -125,136 +125,164 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
     """The :class:`Ranking` of arrays of another namespace and the order that sorts them, built in ``ops``.
 
     The rows stay on their device: only query ids that are not an array of the
-    namespace (strings, lists) are encoded on the host. The checks of the
-    inputs run on the device, and their verdict comes back with the facts the
-    host needs (the numbers of queries and tie blocks, the longest query and
-    block, the largest label) in one copy. Invalid inputs are handed to
-    :func:`rank_queries` on the host, whose errors name the fix.
+    namespace (strings, lists) are encoded on the host. The inputs are checked
+    through their extremes (NaN propagates to them), which come back with the
+    facts the host needs (the numbers of queries and tie blocks, the longest
+    query and block, the largest label) in one copy. Invalid inputs are handed
+    to :func:`rank_queries` on the host, whose errors name the fix. Every run
+    of rows (a query, a tie block) is numbered by a running count of its
+    starts, and the first row of each run is found by one search for every
+    number up to the rows': the runs' bounds, whose first entries are the
+    starts once their number is known, so that no shape depends on the data.
     """
     xp = ops.xp
     rows = rows_in_namespace(y_true, y_score, qid, sample_weight, ops)
     if rows is not None:
-        labels, scores, codes, weight, invalid = rows
+        labels, scores, codes, weight, extremes = rows
         n_rows = labels.shape[0]
-        order, sorted_codes, changes = ops.rank_order(codes, scores, ties=ties, y_true=labels)
-        is_start = ops.differs_from_previous(sorted_codes)
-        query_number, positions = numbered_runs(is_start, ops)
+        order, sorted_codes, sorted_scores = ops.sort_rows(codes, scores, ties=ties, y_true=labels)
+        places = ops.arange(n_rows + 1)
+        new_query = sorted_codes[1:] != sorted_codes[:-1]
+        query_of_row, query_bounds = numbered_runs(new_query, places, ops)
+        query_start_of_row = xp.take(query_bounds, query_of_row)
+        positions = places[:-1] - query_start_of_row
+        facts = [query_of_row[-1], xp.max(positions)]  # the last query's number, the longest query's last place
         sorted_weight = None if weight is None else xp.take(weight, order)
         if sorted_weight is not None:  # constant within each query, or the host names the query
-            invalid = invalid | xp.any((sorted_weight[1:] != sorted_weight[:-1]) & ~is_start[1:])
+            extremes.append(xp.any(sorted_weight != xp.take(sorted_weight, query_start_of_row)))
         if ties == "average":
-            block_number, block_positions = numbered_runs(changes | is_start, ops)
-            n_blocks, longest_block = block_number[-1], xp.max(block_positions) + 1
-            # The blocks of each row's query up to it; the most, at a query's last row.
-            most_blocks = xp.max(block_number - xp.take(block_number, ops.arange(n_rows) - positions)) + 1
-        else:
-            n_blocks = longest_block = most_blocks = n_rows
-        facts = ops.read(
-            invalid,
-            query_number[-1],
-            n_blocks,
-            xp.max(positions) + 1,
-            longest_block,
-            most_blocks,
-            xp.min(scores) == -np.inf,
-            xp.max(labels),
-            xp.all(xp.floor(labels) == labels),
-        )
-        invalid, n_queries, n_blocks, longest, longest_block, most_blocks, some_not_retrieved, top, whole = facts
-    if rows is None or invalid:
+            new_block = new_query | (sorted_scores[1:] != sorted_scores[:-1])
+            block_of_row, block_bounds = numbered_runs(new_block, places, ops)
+            block_sizes = block_bounds[1:] - block_bounds[:-1]  # 0 past the last block
+            # The blocks above each row's in its query: the most, at a query's last row, is one less than its blocks.
+            blocks_above = block_of_row - xp.take(block_of_row, query_start_of_row)
+            facts += [block_of_row[-1], xp.max(block_sizes), xp.max(blocks_above)]
+        read = ops.read(*extremes, *facts)
+        extremes, facts = read[: len(extremes)], [int(value) for value in read[len(extremes) :]]
+    if rows is None or not valid(*extremes):
         rank_queries(
             *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
         )
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    n_queries, n_blocks, longest = int(n_queries), int(n_blocks), int(longest)
-    ops.label_top, ops.labels_whole = np.float64(top), bool(whole)  # for the ranking's labels and their subsets
-    query_starts = xp.searchsorted(query_number, ops.arange(1, n_queries + 1))
-    query_of_row = query_number - 1
-    ops.register(query_starts, n_rows, longest, query_of_row)
+    _, label_top, fraction, score_low = extremes[:4]
+    n_queries, longest = facts[0] + 1, facts[1] + 1
+    ops.label_top, ops.labels_whole = np.float64(label_top), fraction == 0.0  # for the ranking's labels and subsets
+    query_starts = query_bounds[:n_queries]
+    ops.register(query_starts, n_rows, longest, query_of_row, bounds=query_bounds[: n_queries + 1])
     ops.register_groups(query_of_row, query_starts)
-    retrieved = xp.take(scores, order) > -np.inf if some_not_retrieved else None
+    retrieved = sorted_scores > -np.inf if score_low == -np.inf else None
     query_weights = None if sorted_weight is None else xp.take(sorted_weight, query_starts)
     block_starts = None
-    if n_blocks < n_rows:
-        block_starts = xp.searchsorted(block_number, ops.arange(1, n_blocks + 1))
-        ops.register(block_starts, n_rows, int(longest_block), block_number - 1)
+    if ties == "average" and facts[2] + 1 < n_rows:
+        n_blocks, longest_block, most_blocks = facts[2] + 1, facts[3], facts[4] + 1
+        block_starts = block_bounds[:n_blocks]
+        ops.register(
+            block_starts, n_rows, longest_block, block_of_row, bounds=block_bounds[: n_blocks + 1], sizes=block_sizes
+        )
     ranking = Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops)
-    ranking.whole_labels = ops.labels_whole and top * n_rows < 2**53  # sums of labels exact in float64
+    ranking.whole_labels = ops.labels_whole and label_top * n_rows < 2**53  # sums of labels exact in float64
+    ranking.label_bound = ops.label_top
     # What the host learnt and the device built on the way, for the ranking's cached properties.
     ranking.__dict__.update(positions=positions, longest=longest, top_label=ops.label_top, query_of_row=query_of_row)
     if block_starts is not None:
-        query_block_starts = xp.take(block_number, query_starts) - 1
-        query_of_block = xp.take(query_of_row, block_starts)
-        ops.register(query_block_starts, n_blocks, int(most_blocks), query_of_block)
-        ops.register_groups(query_of_block, query_block_starts)
-        ranking.__dict__.update(query_block_starts=query_block_starts, query_of_block=query_of_block)
-    if is_foreign(qid) and qid.ndim == 1:
-        ranking.query_ids = xp.take(qid, xp.take(order, query_starts))
+        # The first block of each query: the first block that starts at or after the query's start (the last
+        # bound, n_rows, finds n_blocks).
+        query_block_bounds = xp.searchsorted(block_bounds, query_bounds[: n_queries + 1])
+        query_block_starts = query_block_bounds[:n_queries]
+        ops.register(
+            query_block_starts,
+            n_blocks,
+            most_blocks,
+            lambda: xp.take(query_of_row, block_starts),
+            bounds=query_block_bounds,
+        )
+        ranking.__dict__.update(query_block_starts=query_block_starts, longest_block=longest_block)
+    if is_foreign(qid) and qid.ndim == 1:  # the report's per-query table takes them
+        ranking.find_query_ids = lambda: xp.take(qid, xp.take(order, query_starts))
     return ranking, order
 
 
-def numbered_runs(is_start, ops):
-    """The run of equal values of each element (numbered from 1) and its position in the run (from 0).
+def valid(label_low, label_top, fraction, score_low, score_top, *others):
+    """Whether the extremes of the inputs (:func:`rows_in_namespace`) show them valid: labels finite and >= 0,
+    scores below +inf, query ids finite, weights finite and >= 0 and constant within each query.
 
-    A running count of the starts numbers the runs; a search of each number
-    finds its run's first element. No shape depends on the data.
+    A NaN anywhere makes its array's extremes NaN, which fail every comparison.
     """
-    number = ops.running_count(is_start)
-    return number, ops.arange(number.shape[0]) - ops.run_starts(number)
+    checks = [label_low >= 0.0, label_top < np.inf, score_top < np.inf]
+    others = list(others)
+    if len(others) % 2:  # the weights varied inside a query
+        checks.append(not others.pop())
+    for low, top in zip(others[::2], others[1::2], strict=True):  # query ids, weights
+        checks.append(-np.inf < low and top < np.inf)
+    return all(checks)
+
+
+def numbered_runs(new_run, places, ops):
+    """The run of equal values of each element (numbered from 0) and the runs' bounds.
+
+    ``new_run`` marks the elements after the first that start a run, and
+    ``places`` are 0 .. n (n elements). A running count numbers the runs; a
+    search of every number up to n finds each run's first element: the
+    bounds hold the runs' starts, then n from the place of the last run on.
+    No shape depends on the data.
+    """
+    number = ops.running_count(ops.concat((ops.constant(False, ops.bool), new_run)))
+    return number, ops.xp.searchsorted(number, places)
 
 
 def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):
-    """Labels, scores, query codes and row weights (or None) as 1-D arrays of ``ops``, and whether any is invalid.
+    """Labels, scores, query codes and row weights (or None) as 1-D arrays of ``ops``, and their extremes.
 
-    The verdict is a 0-d boolean on the device; None when the shapes or types
-    are already wrong.
+    The extremes are 0-d arrays for :func:`valid`: the smallest and largest
+    label, the largest fraction of a label (0 when all are whole numbers), the
+    smallest and largest score, then those of floating query ids and of the
+    weights. None when the shapes or types are already wrong.
     """
     xp = ops.xp
     y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
     if y_true.ndim not in (1, 2) or y_true.shape != y_score.shape or 0 in y_true.shape:
         return None
-    # Labels finite and >= 0; scores finite or -inf (NaN < inf is False).
-    invalid = ~xp.all(xp.isfinite(y_true) & (y_true >= 0)) | ~xp.all(y_score < np.inf)
     n_rows = y_true.shape[0]
     if y_true.ndim == 1:
         codes, n_docs = query_codes_in_namespace(qid, n_rows, ops), 1
     elif qid is None:  # one query per row, whose sample_weight has one value per query
         n_docs, y_true, y_score = y_true.shape[1], xp.reshape(y_true, (-1,)), xp.reshape(y_score, (-1,))
-        codes = xp.repeat(ops.arange(n_rows), n_docs), None
+        codes = xp.repeat(ops.arange(n_rows), n_docs), []
     else:
         return None
     if codes is None:
         return None
-    codes, bad_codes = codes
-    if bad_codes is not None:
-        invalid = invalid | bad_codes
+    codes, code_extremes = codes
+    extremes = [xp.min(y_true), xp.max(y_true), xp.max(xp.remainder(y_true, 1.0)), xp.min(y_score), xp.max(y_score)]
+    extremes += code_extremes
     if sample_weight is None:
-        return y_true, y_score, codes, None, invalid
+        return y_true, y_score, codes, None, extremes
     weight = ops.asarray(sample_weight, dtype=ops.float64)
     if weight.shape != (n_rows,):
         return None
-    invalid = invalid | ~xp.all(xp.isfinite(weight) & (weight >= 0))
-    return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs), invalid
+    extremes += [xp.min(weight), xp.max(weight)]
+    return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs), extremes
 
 
 def query_codes_in_namespace(qid, n_rows, ops):
-    """Query codes that sort like ``qid`` in ``ops``'s namespace, and a 0-d verdict on them (or None); None if invalid.
+    """Query codes that sort like ``qid`` in ``ops``'s namespace, and the extremes to check of them (a list);
+    None if invalid.
 
     An array of the namespace with numbers sorts as it is; other ids (strings,
     lists, numpy arrays) are encoded on the host as :func:`encode_qid` does.
     """
     xp = ops.xp
     if qid is None:
-        return ops.zeros(n_rows, dtype=xp.int64), None
+        return ops.zeros(n_rows, dtype=xp.int64), []
     if not is_foreign(qid):
-        return ops.asarray(encode_qid(qid, n_rows)), None
+        return ops.asarray(encode_qid(qid, n_rows)), []
     if qid.ndim != 1 or qid.shape[0] != n_rows or not xp.isdtype(qid.dtype, ("bool", "integral", "real floating")):
         return None
     if xp.isdtype(qid.dtype, "bool"):
-        return xp.astype(qid, xp.int64), None
+        return xp.astype(qid, xp.int64), []
     if xp.isdtype(qid.dtype, "real floating"):
-        return qid, ~xp.all(xp.isfinite(qid))
-    return qid, None
+        return qid, [xp.min(qid), xp.max(qid)]
+    return qid, []
 
 
 def rank_subtopics(y_true, y_score, *, qid, ties, sample_weight, allowed_ties):

@@ -1,5 +1,6 @@
 """The operations of the metric kernels in an Array API namespace (PyTorch, CuPy, JAX), on the arrays' device."""
 
+import math
 from functools import cached_property
 
 import numpy as np
@@ -31,13 +32,12 @@ class ArrayApiOps:
 
     def __init__(self, xp, device):
         self.xp, self.device, self.bool = Namespace(xp), device, xp.bool
-        try:
-            xp.zeros(1, dtype=xp.float64, device=device)
-            self.float64 = xp.float64
-        except (TypeError, ValueError, RuntimeError):  # a device without float64 (Apple MPS)
-            self.float64 = xp.float32
-        self.layouts, self.groups, self.pending = {}, {}, []
+        self.float64 = xp.float64 if has_float64(xp, device) else xp.float32  # Apple's MPS has no float64
+        self.layouts, self.groups, self.pending, self.constants = {}, {}, [], {}
         self.label_top = self.labels_whole = None  # the ranking's labels: largest, all whole numbers
+        # Running counts of booleans in one operation where the namespace sums them into integers
+        # (array-api-strict keeps to the standard: numeric arrays only).
+        self.sums_booleans = not array_api_compat().is_array_api_strict_namespace(xp)
 
     # Creation and conversion.
     def asarray(self, values, dtype=None):
@@ -53,12 +53,27 @@ class ArrayApiOps:
         checks, self.pending = self.pending, []
         on_device = [value for value in scalars if hasattr(value, "shape")] + [failed for failed, _ in checks]
         if on_device:
-            copied = iter(self.to_host(self.xp.stack([self.as_float(value) for value in on_device])).tolist())
+            joined, places = self.stacked(on_device)
+            copied = dict(zip(places, self.to_host(joined).tolist(), strict=True))
+            copied = iter([copied[place] for place in range(len(on_device))])
             scalars = [next(copied) if hasattr(value, "shape") else value for value in scalars]
             for (_, error), failed in zip(checks, copied, strict=True):
                 if failed:
                     raise error()
         return scalars
+
+    def stacked(self, scalars):
+        """0-d arrays as one float64 array, those of a dtype together and cast once, and the place of each."""
+        xp, by_dtype = self.xp, {}
+        for place, value in enumerate(scalars):
+            by_dtype.setdefault(value.dtype, []).append(place)
+        parts, places = [], []
+        for dtype, members in by_dtype.items():
+            values = [xp.reshape(scalars[place], (1,)) for place in members]
+            part = values[0] if len(values) == 1 else xp.concat(values)
+            parts.append(part if dtype == self.float64 else self.as_float(part))
+            places += members
+        return (parts[0] if len(parts) == 1 else xp.concat(parts)), places
 
     def check(self, failed, error):
         """Raise ``error()`` if the 0-d boolean ``failed`` holds, at the next :meth:`read` (or :meth:`flush`)."""
@@ -68,6 +83,13 @@ class ArrayApiOps:
         """Read the pending checks (one copy) and raise if one failed."""
         if self.pending:
             self.read()
+
+    def constant(self, value, dtype):
+        """A 1-element array of ``value``, made once per call (for joining to others)."""
+        key = (value, dtype)
+        if key not in self.constants:
+            self.constants[key] = self.xp.full(1, value, dtype=dtype, device=self.device)
+        return self.constants[key]
 
     def arange(self, *bounds, dtype=None):
         return self.xp.arange(*bounds, dtype=dtype or self.xp.int64, device=self.device)
@@ -148,24 +170,40 @@ class ArrayApiOps:
 
     def rank_order(self, codes, y_score, *, ties="average", y_true=None):
         """As :func:`~sklearn_rankmetrics._core._numpy_ops.rank_order`, with one stable sort per key, last key first."""
+        order, codes, scores = self.sort_rows(codes, y_score, ties=ties, y_true=y_true)
+        return order, codes, self.differs_from_previous(scores)
+
+    def sort_rows(self, codes, y_score, *, ties="average", y_true=None):
+        """The order of :meth:`rank_order`, and the codes and the scores in that order."""
         take = self.xp.take
         if ties in ("pessimistic", "optimistic"):
             order = self.stable_argsort(y_true, descending=ties == "optimistic")
             order = take(order, self.stable_argsort(take(y_score, order), descending=True))
         else:
             order = self.stable_argsort(y_score, descending=True)
-        order = take(order, self.stable_argsort(take(codes, order)))
-        return order, take(codes, order), self.differs_from_previous(take(y_score, order))
+        by_score = take(codes, order)
+        within = self.stable_argsort(by_score)
+        order = take(order, within)
+        return order, take(by_score, within), take(y_score, order)
 
     # Segments: runs of values that start at ``starts`` (increasing) and end at the next start.
-    def register(self, starts, n_values, longest, segment_of=None, *, given=False):
+    def register(self, starts, n_values, longest, segment_of=None, *, bounds=None, sizes=None, given=False):
         """Declare the segments of ``n_values`` values that begin at ``starts``: none is longer than ``longest``.
 
-        ``segment_of`` (the segment of each value) saves a search. With
-        ``given``, the values are the rows of a padded matrix, flattened: every
-        segment is ``longest`` values (see :class:`SegmentLayout`). Returns ``starts``.
+        ``segment_of`` (the segment of each value, or a function that gives
+        it) saves a search, ``bounds`` (``starts`` then ``n_values``) a join
+        and ``sizes`` (their differences: only the first entries are read) a
+        subtraction. The segment of each value numbers the groups of
+        :meth:`group_sum`. With ``given``, the values are the rows of a padded
+        matrix, flattened: every segment is ``longest`` values (see
+        :class:`SegmentLayout`). Returns ``starts``.
         """
-        self.layouts[id(starts)] = SegmentLayout(self, starts, n_values, longest, segment_of, given=given)
+        layout = SegmentLayout(self, starts, n_values, longest, segment_of, given=given)
+        if bounds is not None:
+            layout.bounds = bounds
+        if sizes is not None:
+            layout.sizes = sizes[: starts.shape[0]]
+        self.layouts[id(starts)] = layout
         return starts
 
     def register_groups(self, groups, starts):
@@ -180,28 +218,62 @@ class ArrayApiOps:
         return layout
 
     def segment_sizes(self, starts, n_rows):
-        if starts.shape[0] == 0:
-            return starts
-        return self.concat((starts[1:], self.full(1, n_rows, dtype=starts.dtype))) - starts
+        return self.layout(starts, n_rows).sizes
 
     def segment_of(self, starts, n_values):
-        """The segment of each of the values."""
-        return self.layout(starts, n_values).segment_of
+        """The segment of each of the values (which then numbers the groups of :meth:`group_sum`)."""
+        segment = self.layout(starts, n_values).segment_of
+        self.groups.setdefault(id(segment), (segment, starts))
+        return segment
 
     def positions_in_segments(self, starts, n_rows):
         return self.arange(n_rows) - self.xp.take(starts, self.segment_of(starts, n_rows))
 
     def running_count(self, mask):
+        if self.sums_booleans:
+            return self.xp.cumulative_sum(mask, dtype=self.xp.int64)
         return self.cumsum(self.astype(mask, self.xp.int64))
 
     def run_starts(self, number):
         """The index of the first element of each element's run (``number``: the running count of the starts)."""
         return self.xp.searchsorted(number, number)
 
+    def segment_counts(self, mask, *starts):
+        """The number of True values of ``mask`` in each segment, for each of the registered ``starts`` (a list).
+
+        From one running count that starts at 0 before the first value: each
+        segment's count is its rise between the segment's bounds.
+        """
+        xp = self.xp
+        if mask.ndim == 1:
+            return [at[1:] - at[:-1] for at in self.running_at_bounds(mask, *starts)]
+        # Segments along the rows of a matrix: one running count over the rows end to end (a scan of a
+        # matrix along its rows is slow on PyTorch's GPUs when the rows are long), each row after a 0.
+        n_rows, n_values = mask.shape
+        ahead = xp.zeros((n_rows, 1), dtype=self.bool, device=self.device)
+        running = self.running_count(xp.reshape(xp.concat((ahead, mask), axis=1), (-1,)))
+        row_start = self.arange(0, n_rows * (n_values + 1), n_values + 1)[:, None]
+        counts = []
+        for segment_starts in starts:
+            at = xp.take(running, xp.reshape(row_start + self.layout(segment_starts, n_values).bounds, (-1,)))
+            at = xp.reshape(at, (n_rows, -1))
+            counts.append(at[:, 1:] - at[:, :-1])
+        return counts
+
+    def running_at_bounds(self, mask, *starts):
+        """For each of the registered ``starts``, the number of True values of ``mask`` before each segment's
+        bounds (its start, then the end of the last segment)."""
+        running = self.running_count(self.concat((self.constant(False, self.bool), mask)))
+        return [self.xp.take(running, self.layout(segment_starts, mask.shape[0]).bounds) for segment_starts in starts]
+
+    def rise_between_bounds(self, running, starts):
+        at = self.xp.take(running, self.layout(starts, running.shape[0] - 1).bounds)
+        return at[1:] - at[:-1]
+
     def counts_between(self, running, starts):
         # The running total at each segment's last value, less the one at the previous segment's.
         at_end = self.xp.take(running, self.layout(starts, running.shape[0]).last)
-        return at_end - self.concat((self.zeros(1, dtype=running.dtype), at_end[:-1]))
+        return at_end - self.concat((self.constant(0, running.dtype), at_end[:-1]))
 
     def segment_exclusive_cumsum(self, values, starts):
         """Sum of the (integer-valued) ``values`` before each one in its segment."""
@@ -216,7 +288,7 @@ class ArrayApiOps:
         first ``within`` values of each segment can be other than 0.
         """
         if whole:
-            return self.counts_between(self.cumsum(values), starts)
+            return self.rise_between_bounds(self.cumsum(self.concat((self.constant(0, values.dtype), values))), starts)
         return self.layout(starts, values.shape[0]).leading(within).reduce(values, self.xp.sum, 0.0)
 
     def segment_max(self, values, starts):
@@ -243,6 +315,21 @@ class ArrayApiOps:
         """
         return self.layout(starts, values.shape[0]).leading(within).exclusive_cumprod(values)
 
+    def segment_sum_after_products(self, values, factors, starts, within=None):
+        """Sum over each segment of each value times the product of the ``factors`` above it in the segment.
+
+        On a grid, the products and the sum stay on the grid's rows. ``within``:
+        only the first ``within`` values of each segment count.
+        """
+        layout = self.layout(starts, values.shape[0]).leading(within)
+        if layout.empty or not layout.grid:
+            reach = self.segment_exclusive_cumprod(factors, starts, within=within)
+            return self.segment_sum(reach * values, starts, within=within)
+        xp = self.xp
+        reach = xp.cumulative_prod(xp.reshape(layout.padded(factors, 1.0), layout.shape)[:, :-1], axis=1)
+        cells = xp.reshape(layout.padded(values, 0.0), layout.shape)
+        return cells[:, 0] + xp.sum(cells[:, 1:] * reach, axis=1)
+
     def segment_suffix_max(self, values, starts):
         """Largest value at or after each one in its segment."""
         return self.layout(starts, values.shape[0]).suffix_max(values)
@@ -260,15 +347,55 @@ class ArrayApiOps:
         no value, or only zero weights, enter the mean) and the values of the
         0-d arrays ``also``: all in one read.
         """
+        xp, n_columns = self.xp, len(columns)
+        # Sums over every query first: a sum is NaN only where some value is (the values are never -inf).
+        if weights is None:
+            sums, total = [xp.sum(values) for values in columns], float(columns[0].shape[0]) if columns else 0.0
+        else:
+            sums, total = [xp.sum(values * weights) for values in columns], xp.sum(weights)
+        found = self.read(*sums, total, *also)
+        sums, total, also = found[:n_columns], found[n_columns], found[n_columns + 1 :]
+        means = [(value / total if total > 0 else math.nan, total > 0) for value in sums]
+        with_nan = [column for column, value in enumerate(sums) if math.isnan(value)]
+        without_nan = self.means_without_nan([columns[column] for column in with_nan], weights)
+        for column, found in zip(with_nan, without_nan, strict=True):
+            means[column] = found
+        return means, also
+
+    def means_without_nan(self, columns, weights):
+        """The weighted mean of each array's values that are not NaN, and whether any enters it (one read)."""
+        if not columns:
+            return []
         xp, scalars = self.xp, []
         for values in columns:
             kept = ~xp.isnan(values)
             weight = self.as_float(kept) if weights is None else xp.where(kept, weights, 0.0)
             total = xp.sum(weight)
             scalars += [xp.sum(xp.where(kept, values, 0.0) * weight) / total, total > 0]
-        found = self.read(*scalars, *also)
-        means, entered = found[: len(scalars) : 2], found[1 : len(scalars) : 2]
-        return [(mean, bool(flag)) for mean, flag in zip(means, entered, strict=True)], found[len(scalars) :]
+        found = self.read(*scalars)
+        return [(mean, bool(flag)) for mean, flag in zip(found[::2], found[1::2], strict=True)]
+
+
+def has_float64(xp, device):
+    """Whether arrays of ``xp`` on ``device`` can hold float64 (tried once per device)."""
+    try:
+        return FLOAT64[xp, device]
+    except KeyError:
+        FLOAT64[xp, device] = found = makes_float64(xp, device)
+        return found
+    except TypeError:  # a device that is no dict key: tried each time
+        return makes_float64(xp, device)
+
+
+FLOAT64 = {}
+
+
+def makes_float64(xp, device):
+    try:
+        xp.zeros(1, dtype=xp.float64, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+    return True
 
 
 class Namespace:
@@ -355,8 +482,9 @@ class SegmentLayout:
         self.grid = given or self.shape[0] * self.longest <= self.GRID_PADDING * max(n_values, 1)
         self.levels = max(self.longest - 1, 0).bit_length()  # halvings: 2**(levels-1) < longest <= 2**levels
         self.leading_layouts = {}
-        if segment_of is not None:
+        if segment_of is not None and not callable(segment_of):
             self.segment_of = segment_of
+        self.find_segment_of = segment_of if callable(segment_of) else None
 
     def leading(self, within):
         """The layout of the first ``within`` values of each segment (a grid), or this one if none is longer."""
@@ -369,10 +497,14 @@ class SegmentLayout:
         return self.leading_layouts[within]
 
     @cached_property
+    def bounds(self):
+        """The segments' starts, then ``n_values``."""
+        return self.ops.concat((self.starts, self.ops.constant(self.n_values, self.starts.dtype)))
+
+    @cached_property
     def last(self):
         """The index of each segment's last value."""
-        ops = self.ops
-        return ops.concat((self.starts[1:] - 1, ops.full(1, self.n_values - 1, dtype=self.starts.dtype)))
+        return self.bounds[1:] - 1
 
     @cached_property
     def segment_of(self):
@@ -380,13 +512,15 @@ class SegmentLayout:
         ops, xp = self.ops, self.ops.xp
         if hasattr(self, "parent"):
             return self.parent.segment_of
+        if self.find_segment_of is not None:
+            return self.find_segment_of()
         if self.given:
             return xp.reshape(xp.broadcast_to(ops.arange(self.shape[0])[:, None], self.shape), (-1,))
         return xp.searchsorted(self.starts, ops.arange(self.n_values), side="right") - 1
 
     @cached_property
     def sizes(self):
-        return self.ops.segment_sizes(self.starts, self.n_values)
+        return self.bounds[1:] - self.bounds[:-1]
 
     @cached_property
     def cells(self):

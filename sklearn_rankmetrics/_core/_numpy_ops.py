@@ -336,6 +336,11 @@ class NumpyOps:
     def counts_between(self, running, starts):
         return counts_between(running, starts)
 
+    def segment_counts(self, mask, *starts):
+        """The number of True values of ``mask`` in each segment, for each ``starts`` (a list)."""
+        running = running_count(mask)
+        return [counts_between(running, segment_starts) for segment_starts in starts]
+
     def segment_exclusive_cumsum(self, values, starts):
         # One cumulative sum that restarts at each segment: each segment's first
         # value takes away the previous segment's total. Exact for integer values.

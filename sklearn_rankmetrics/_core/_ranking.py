@@ -19,7 +19,11 @@ from ._numpy_ops import NUMPY, segment_rows
 from ._validation import check_k, check_zero_division
 from ._warnings import warn
 
-Relevance = namedtuple("Relevance", ["mask", "per_query", "per_block"])
+
+class Relevance(namedtuple("Relevance", ["mask", "per_query", "per_block"])):
+    """The relevant rows: their mask, and their counts per query and per block (:meth:`Ranking.relevance`)."""
+
+    at_bounds = None  # where a namespace counted them: before each query's and each block's first row
 
 
 class Ranking:
@@ -66,8 +70,9 @@ class Ranking:
         self.query_starts = query_starts
         self.block_starts = block_starts
         self.query_weights = query_weights
-        self._relevance = {}
+        self._relevance, self._top = {}, {}
         self.whole_labels = None  # whether every label is a whole number, where known
+        self.label_bound = None  # a number no label exceeds, where known without reading the labels
 
     @cached_property
     def positions(self):
@@ -124,6 +129,11 @@ class Ranking:
         return self.ops.segment_sizes(self.block_starts, self.n_rows)
 
     @cached_property
+    def longest_block(self):
+        """The number of rows of the longest tie block."""
+        return int(self.xp.max(self.block_sizes)) if self.has_ties else 1
+
+    @cached_property
     def block_first(self):
         """0-based position in its query of the first row of each block."""
         return self.ops.take(self.positions, self.block_starts) if self.has_ties else self.positions
@@ -137,6 +147,8 @@ class Ranking:
     def query_of_block(self):
         if not self.has_ties:
             return self.query_of_row
+        if not self.ops.compacts:  # the layout of each query's blocks finds it
+            return self.ops.segment_of(self.query_block_starts, self.block_starts.shape[0])
         blocks_per_query = self.ops.segment_sizes(self.query_block_starts, self.block_starts.shape[0])
         return self.ops.repeat(self.ops.arange(self.n_queries, dtype=self.xp.int32), blocks_per_query)
 
@@ -146,7 +158,7 @@ class Ranking:
 
     def query_count(self, mask):
         """Number of rows of each query where ``mask`` holds."""
-        return self.ops.counts_between(self.ops.running_count(mask), self.query_starts)
+        return self.ops.segment_counts(mask, self.query_starts)[0]
 
     def per_block(self, values, whole=False):
         """Sum of row ``values`` over each block (``whole``: whole numbers, see :meth:`NumpyOps.segment_sum`)."""
@@ -221,13 +233,15 @@ class Ranking:
             return self.ops.arange(self.n_rows), self.query_starts, self.positions
         if self.ops.compacts:
             return segment_rows(self.query_starts, self.xp.minimum(self.query_sizes, k), self.ops)
-        ops, xp = self.ops, self.xp
-        columns = ops.arange(k)[None, :]
-        shown = columns < self.query_sizes[:, None]
-        rows = xp.reshape(self.query_starts[:, None] + xp.where(shown, columns, 0), (-1,))
-        positions = xp.reshape(xp.where(shown, columns, k), (-1,))
-        starts = ops.register(ops.arange(self.n_queries) * k, rows.shape[0], k, given=True)
-        return rows, starts, positions
+        if k not in self._top:  # the metrics of a report share it
+            ops, xp = self.ops, self.xp
+            columns = ops.arange(k)[None, :]
+            shown = columns < self.query_sizes[:, None]
+            rows = xp.reshape(self.query_starts[:, None] + xp.where(shown, columns, 0), (-1,))
+            positions = xp.reshape(xp.where(shown, columns, k), (-1,))
+            starts = ops.register(ops.arange(self.n_queries) * k, rows.shape[0], k, given=True)
+            self._top[k] = rows, starts, positions
+        return self._top[k]
 
     def top_in_blocks(self, k, marked):
         """The rows of the top ``k`` (:meth:`top`) as places of their tie blocks, for each query's ``marked`` block.
@@ -246,11 +260,12 @@ class Ranking:
         in_marked = ops.take(marked, block) & (positions < (self.longest if k is None else k))
         return starts, positions, block, size, place, in_marked
 
-    def with_labels(self, labels, *, whole=None):
-        """The same ranking with other judged labels (in rank order; ``whole``: all whole numbers), sharing the
-        segments."""
+    def with_labels(self, labels, *, whole=None, bound=None):
+        """The same ranking with other judged labels (in rank order; ``whole``: all whole numbers; ``bound``: none
+        is larger), sharing the segments."""
         ranking = copy.copy(self)
         ranking.judged_labels, ranking._relevance, ranking.whole_labels = labels, {}, whole
+        ranking.label_bound = bound
         ranking.labels = self.shown(labels)
         ranking.__dict__.pop("top_label", None)
         return ranking
@@ -267,18 +282,32 @@ class Ranking:
             ops = self.ops
             mask = self.labels >= threshold
             # Counts from one running total: reduceat costs far more over a million short blocks.
-            running = ops.running_count(mask)
-            judged = running if self.retrieved is None else ops.running_count(self.judged_labels >= threshold)
-            per_query = ops.counts_between(judged, self.query_starts)
-            if self.has_ties:
-                per_block = ops.as_float(ops.counts_between(running, self.block_starts))
+            at_bounds = None
+            if self.retrieved is None and self.has_ties and not ops.compacts:
+                at_bounds = ops.running_at_bounds(mask, self.query_starts, self.block_starts)
+                per_query, per_block = (at[1:] - at[:-1] for at in at_bounds)
+            elif self.retrieved is None and self.has_ties:
+                per_query, per_block = ops.segment_counts(mask, self.query_starts, self.block_starts)
             else:
-                per_block = ops.as_weights(mask)
+                per_query = self.query_count(mask if self.retrieved is None else self.judged_labels >= threshold)
+                per_block = ops.segment_counts(mask, self.block_starts)[0] if self.has_ties else None
+            per_block = ops.as_weights(mask) if per_block is None else ops.as_float(per_block)
             self._relevance[threshold] = Relevance(mask, per_query, per_block)
+            self._relevance[threshold].at_bounds = at_bounds
         return self._relevance[threshold]
+
+    def relevant_above(self, relevance):
+        """The number of relevant rows (of :meth:`relevance`) above each block in its query, as floats (new array)."""
+        if relevance.at_bounds is None:
+            return self.before_in_query(relevance.per_block)
+        # The running count before each block's first row, less the one before its query's.
+        at_query, at_block = relevance.at_bounds
+        return self.ops.as_float(at_block[:-1] - self.ops.take(at_query[:-1], self.query_of_block))
 
     def has_relevant(self, threshold=None):
         """Whether each query has a label > 0 (or one >= ``threshold``)."""
+        if threshold is None and self.whole_labels and 1 in self._relevance:  # label > 0 is label >= 1: counted
+            return self._relevance[1].per_query > 0
         relevant = self.judged_labels > 0 if threshold is None else self.judged_labels >= threshold
         return self.query_count(relevant) > 0
 

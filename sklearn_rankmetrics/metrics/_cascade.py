@@ -15,7 +15,7 @@ from .._core._validation import check_real
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._precision import relevance
 from ._sampled import accepts_candidates
-from ._tie_expectations import tied_reciprocal_stops
+from ._tie_expectations import DEVICE_BLOCK, padded_block_stops, tied_reciprocal_stops
 
 
 def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
@@ -43,7 +43,8 @@ def expected_first_reciprocal_rank(first, sizes, n_relevant, k=None):
 def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
     ops, xp = ranking.ops, ranking.xp
     k = ranking.cutoff(k)
-    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant_rows = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevant_rows
     limit = ranking.longest if k is None else k
     if not ranking.has_ties:
         # The first relevant row at or after each query's start: the query's own where it has one.
@@ -52,7 +53,7 @@ def _reciprocal_rank(ranking, *, k=None, relevance_threshold=1):
         return xp.where(found & (first < limit), 1.0 / (ops.as_float(first) + 1.0), 0.0), n_relevant > 0
     # The first block that holds a relevant document decides (at most one per query): numpy computes
     # its expectation over the deciding blocks alone, other namespaces along the rows in place.
-    deciding = (in_block > 0) & (ranking.before_in_query(in_block) == 0) & (ranking.block_first < limit)
+    deciding = (in_block > 0) & (ranking.relevant_above(relevant_rows) == 0) & (ranking.block_first < limit)
     if not ops.compacts:
         return expected_first_reciprocal_rank_in_place(ranking, deciding, in_block, k), n_relevant > 0
     query, first, sizes, relevant_in_block = ranking.marked_blocks(
@@ -116,6 +117,8 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
         stops = xp.where(positions < (k or ranking.longest), stop(rows), 0.0)
         contribution = ops.segment_exclusive_cumprod(1.0 - stops, starts) * stops / (ops.as_float(positions) + 1.0)
         return ops.segment_sum(contribution, starts), ranking.has_relevant()
+    if not ops.compacts:
+        return expected_reciprocal_rank_of_blocks(ranking, stop(None), k), ranking.has_relevant()
     # The blocks that start above rank k (a prefix of each query's), each reached with the product of
     # the go-on probabilities of the blocks above it; a tie block gives its expected value.
     blocks, rows, offsets, first_blocks = ranking.blocks_above(k or ranking.n_rows)
@@ -135,13 +138,65 @@ def _expected_reciprocal_rank(ranking, *, k=None, max_grade=None):
     return ops.segment_sum(reach * value, first_blocks, within=k), ranking.has_relevant()
 
 
-def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows):
+def expected_reciprocal_rank_of_blocks(ranking, stops, k):
+    """ERR@k of each query with ties averaged, from its blocks above rank ``k`` taken out, for namespaces that
+    keep subsets whole.
+
+    One read gives the number of those blocks (at most ``k`` per query, in
+    order) and the longest, up to DEVICE_BLOCK rows. Their rows' go-on
+    probabilities fill a zero-padded matrix, one column per block, from which
+    each block's expected stop over its places (:func:`padded_block_stops`)
+    and its product come at once; a single row's value is its own stop, as on
+    numpy's path. Blocks of more rows, rare, take numpy's routes on the host.
+    Each block is then reached with the product of the blocks above it in its
+    query, and the blocks of a query add up
+    (:meth:`~sklearn_rankmetrics._core._namespace_ops.ArrayApiOps.segment_sum_after_products`).
+    """
+    ops, xp = ranking.ops, ranking.xp
+    go_on = 1.0 - stops
+    block_starts, sizes, first = ranking.block_starts, ranking.block_sizes, ranking.block_first
+    n_blocks = block_starts.shape[0]
+    above = first < (k or ranking.n_rows)
+    # The blocks above k before each block, from 0: the taken blocks' places, and their number at the end.
+    running = ops.running_count(ops.concat((ops.constant(False, ops.bool), above)))
+    facts = [running[-1], xp.max(xp.where(above, xp.minimum(sizes, DEVICE_BLOCK), 0))]
+    large = above & (sizes > DEVICE_BLOCK) if ranking.longest_block > DEVICE_BLOCK else None
+    if large is not None:
+        facts += [xp.sum(ops.astype(large, xp.int64)), xp.sum(xp.where(large, sizes, 0))]
+    n_taken, longest, *n_large = (int(value) for value in ops.read(*facts))
+    blocks = xp.searchsorted(running[1:], ops.arange(1, n_taken + 1))
+    # Each query's taken blocks, in order: where they start among them, then their number.
+    query_block_layout = ops.layout(ranking.query_block_starts, n_blocks)
+    bounds = xp.take(running, query_block_layout.bounds)
+    most = query_block_layout.longest if k is None else min(k, query_block_layout.longest)
+    starts = ops.register(bounds[:-1], n_taken, most, bounds=bounds)
+    block_sizes, offsets, block_first = (xp.take(values, blocks) for values in (sizes, block_starts, first))
+    places = ops.arange(longest)[:, None]
+    inside = places < block_sizes[None, :]
+    gathered = xp.take(go_on, xp.reshape(xp.where(inside, offsets[None, :] + places, 0), (-1,)))
+    gathered = xp.reshape(gathered, inside.shape)
+    counted = block_sizes if not n_large or not n_large[0] else xp.minimum(block_sizes, longest)
+    value = padded_block_stops(ops, xp.where(inside, gathered, 0.0), counted, block_first, k)
+    product = xp.prod(xp.where(inside, gathered, 1.0), axis=0)
+    value = xp.where(block_sizes == 1, xp.take(stops, offsets) / (ops.as_float(block_first) + 1.0), value)
+    if n_large and n_large[0]:
+        found = tied_block_stops(
+            ops, go_on, block_starts, sizes, first, large, k, n_large[0], n_large[1], with_products=True
+        )
+        in_large = xp.take(large, blocks)
+        value = xp.where(in_large, xp.take(found[0], blocks), value)
+        product = xp.where(in_large, xp.take(found[1], blocks), product)
+    return ops.segment_sum_after_products(value, product, starts, within=k)
+
+
+def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_rows, *, with_products=False):
     """:func:`tied_reciprocal_stops` of the ``tied`` blocks, on the host, spread back over all the blocks.
 
     Their exact expectations are numpy code: only the rows of the ``n_tied``
     tied blocks (``n_tied_rows`` in all) travel to the host, in one copy, and
     the results come back in ``ops``'s namespace, each at its block (the
-    other blocks get 0).
+    other blocks get 0). ``with_products``: also each block's product of
+    ``go_on``.
     """
     xp = ops.xp
     blocks = ops.flatnonzero(tied, count=n_tied)
@@ -155,10 +210,14 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_
     copied = ops.to_host(ops.concat((ops.take(go_on, rows), ops.as_float(tied_sizes), tied_first)))
     host_go_on, host_sizes, host_first = np.split(copied, [n_tied_rows, n_tied_rows + n_tied])
     host_sizes, host_first = host_sizes.astype(np.int64), host_first.astype(np.int64)
-    host_stops = tied_reciprocal_stops(host_go_on, np.cumsum(host_sizes) - host_sizes, host_sizes, host_first, k)
-    stops = ops.asarray(np.concatenate(([0.0], host_stops)))
-    # Block b takes the value of the tied block it is (its rank among them, from 1), the others the 0 in front.
-    return ops.take(stops, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0))
+    host_starts = np.cumsum(host_sizes) - host_sizes
+    columns = [tied_reciprocal_stops(host_go_on, host_starts, host_sizes, host_first, k)]
+    if with_products:
+        columns.append(np.multiply.reduceat(host_go_on, host_starts))
+    found = ops.asarray(np.concatenate((np.zeros((1, len(columns))), np.stack(columns, axis=1))))
+    # Block b takes the values of the tied block it is (its rank among them, from 1), the others the 0s in front.
+    spread = xp.take(found, xp.where(tied, ops.cumsum(ops.astype(tied, xp.int64)), 0), axis=0)
+    return (spread[:, 0], spread[:, 1]) if with_products else spread[:, 0]
 
 
 @accepts_candidates
@@ -299,7 +358,11 @@ def expected_reciprocal_rank_score(
     linear in the rows, with a factor that grows as the stop probabilities
     shrink (``benchmarks/bench_ties.py --shapes`` measures it). The tests
     check the result against exact rational arithmetic to 1e-12 (it agrees
-    to about 1e-15).
+    to about 1e-15). Arrays on a device (under ``array_api_dispatch``) take
+    the blocks of up to 64 rows above k there: their symmetric polynomials
+    are the coefficients of :math:`\prod (1 + (1 - R) t)`, one step per row
+    for all the blocks at once; larger blocks take the routes above on the
+    host.
 
     References
     ----------

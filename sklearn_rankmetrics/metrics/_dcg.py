@@ -63,9 +63,13 @@ def rank_weights(discount, n_ranks, k=None):
     return weights
 
 
-def cumulative_weights(weights, ops):
-    """0, then the running sums of the rank ``weights``: summed on the host, so the same on every device."""
-    return ops.asarray(np.concatenate(([0.0], np.cumsum(weights))))
+def discount_tables(weights, ops):
+    """The rank ``weights`` and their running sums after a 0, in ``ops``'s namespace (one copy to a device).
+
+    Summed on the host, so the same on every device.
+    """
+    tables = ops.asarray(np.concatenate((weights, [0.0], np.cumsum(weights))))
+    return tables[: len(weights)], tables[len(weights) :]
 
 
 def sum_safe_scale(top_gain, n_terms):
@@ -92,20 +96,22 @@ def check_no_overflow(dcg, metric, ops):
     )
 
 
-def ideal_dcg(ranking, gain, weights, scale=1.0):
+def ideal_dcg(ranking, gain, tables, scale=1.0):
     """DCG of each query's own labels sorted in descending order, with every gain times ``scale``.
 
-    ``weights`` are the discounts of the ranks, on the host.
+    ``tables`` are the discounts of the ranks and their running sums (:func:`discount_tables`).
     """
     ops, xp = ranking.ops, ranking.xp
     labels = ranking.judged_labels  # the ideal ranking retrieves every judged document
     top = ranking.top_label
     grades = ops.small_grades(labels) if top <= 64 else None
+    weights, cumulative = tables
+    if grades is not None and not ops.compacts:
+        return ideal_dcg_of_grades(ranking, grades, int(top), gain, cumulative)
     if grades is not None:
         # Small integer grades: the ideal ranking puts the documents of grade >= g
         # first, so the count of each per query fixes the ranks each grade fills.
         # No second sort.
-        cumulative = cumulative_weights(weights, ops)
         ideal = ops.zeros(ranking.n_queries)
         above = ops.zeros(ranking.n_queries, dtype=xp.int64)
         for grade in range(int(top), 0, -1):
@@ -115,13 +121,31 @@ def ideal_dcg(ranking, gain, weights, scale=1.0):
             above = at_least
         return ideal
     descending = ops.take(labels, ops.rank_order(ranking.query_of_row, labels)[0])
-    weights = ops.asarray(weights)
     return ranking.query_sum(gain_values(descending, gain, ops) * scale * ops.take(weights, ranking.positions))
+
+
+def ideal_dcg_of_grades(ranking, grades, top, gain, cumulative):
+    """:func:`ideal_dcg` of small integer grades, all grades at once, for namespaces that keep subsets whole.
+
+    One row per grade g (the top first) counts the documents of grade >= g in
+    each query, a_g; those of grade g fill the ranks a_{g+1} + 1 .. a_g. With
+    C the running sums of the weights, the ideal DCG is
+    ``sum_g gain(g) (C[a_g] - C[a_{g+1}]) = sum_g (gain(g) - gain(g - 1)) C[a_g]``:
+    every gain step is 1 for linear gains and 2**(g - 1) for exponential ones.
+    """
+    ops, xp = ranking.ops, ranking.xp
+    levels = ops.arange(top, 0, -1, dtype=ops.float64)
+    at_least = ops.segment_counts(grades[None, :] >= levels[:, None], ranking.query_starts)[0]
+    filled = xp.reshape(xp.take(cumulative, xp.reshape(at_least, (-1,))), at_least.shape)
+    if gain == "exponential":
+        filled = ops.exp2(levels - 1.0)[:, None] * filled
+    return xp.sum(filled, axis=0)
 
 
 def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, metric="DCG"):
     ideal_k, k = check_k(k), ranking.cutoff(k)  # the ideal ranking is cut at k, not at the ranking's depth
     weights = rank_weights(discount, ranking.longest, k)
+    tables = discount_tables(weights, ranking.ops)
     gains = gain_values(ranking.labels, gain, ranking.ops)
     scale = sum_safe_scale(gain_values(ranking.top_label, gain), ranking.longest) if normalize else 1.0
     if scale != 1.0:
@@ -131,33 +155,36 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
     whole = whole and (gain == "linear" or gain_values(ranking.top_label, gain) * ranking.n_rows < 2**53)
     with np.errstate(over="ignore"):  # an overflow is raised as an error below
         if ranking.has_ties:
-            dcg = tie_averaged_dcg(ranking, gains, weights, k, whole)
+            dcg = tie_averaged_dcg(ranking, gains, tables[1], k, whole)
         else:
-            dcg = plain_dcg(ranking, gains, weights, k)
+            dcg = plain_dcg(ranking, gains, tables[0], k)
     if not normalize:
-        check_no_overflow(dcg, metric, ranking.ops)
+        bound = ranking.label_bound  # where known, it shows when no sum can overflow
+        if bound is None or gain_values(np.float64(bound), gain) * scale * np.sum(weights) > 2.0**1000:
+            check_no_overflow(dcg, metric, ranking.ops)
         return dcg, ranking.has_relevant()
-    ideal_weights = weights if ranking.depth is None else rank_weights(discount, ranking.longest, ideal_k)
-    return ratio(dcg, ideal_dcg(ranking, gain, ideal_weights, scale), ranking.ops)
+    if ranking.depth is not None:
+        tables = discount_tables(rank_weights(discount, ranking.longest, ideal_k), ranking.ops)
+    return ratio(dcg, ideal_dcg(ranking, gain, tables, scale), ranking.ops)
 
 
 def plain_dcg(ranking, gains, weights, k):
     ops = ranking.ops
     rows, starts, positions = ranking.top(k)
-    return ops.segment_sum(ops.take(gains, rows) * ops.take(ops.asarray(weights), positions), starts)
+    return ops.segment_sum(ops.take(gains, rows) * ops.take(weights, positions), starts)
 
 
-def tie_averaged_dcg(ranking, gains, weights, k, whole=False):
+def tie_averaged_dcg(ranking, gains, cumulative, k, whole=False):
     # Every row of a tie block gets the block's mean gain (McSherry & Najork 2008),
     # times the sum of the weights of the ranks it fills; blocks below k weigh 0.
     ops, xp = ranking.ops, ranking.xp
-    blocks, rows, offsets, _ = ranking.blocks_above(len(weights) if k is None else k)
-    cumulative = cumulative_weights(weights, ops)
+    n_ranks = cumulative.shape[0] - 1
+    blocks, rows, offsets, _ = ranking.blocks_above(n_ranks if k is None else k)
     first, sizes = ops.take(ranking.block_first, blocks), ops.take(ranking.block_sizes, blocks)
-    filled = ops.take(cumulative, xp.minimum(first + sizes, len(weights))) - ops.take(cumulative, first)
+    filled = ops.take(cumulative, xp.minimum(first + sizes, n_ranks)) - ops.take(cumulative, first)
     block_gains = ops.segment_sum(ops.take(gains, rows), offsets, whole) / ops.as_float(sizes) * filled
     # The blocks from the cutoff on weigh 0: at most the first K blocks of a query count.
-    within = len(weights) if k is None else k
+    within = n_ranks if k is None else k
     return ops.group_sum(block_gains, ops.take(ranking.query_of_block, blocks), ranking.n_queries, within=within)
 
 

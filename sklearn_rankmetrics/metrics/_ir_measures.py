@@ -91,7 +91,8 @@ def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, gra
     else:
         threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
         gains = ops.as_float(ranking.judged_labels >= threshold)
-    dcg, defined = _dcg(ranking.with_labels(gains, whole=not graded), k=k, discount=lambda ranks: p ** (ranks - 1.0))
+    ranking = ranking.with_labels(gains, whole=not graded, bound=1.0)
+    dcg, defined = _dcg(ranking, k=k, discount=lambda ranks: p ** (ranks - 1.0))
     return (1.0 - p) * dcg, defined
 
 
@@ -105,7 +106,7 @@ def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
     examined = ranking.n_retrieved if k is None else ranking.xp.minimum(ranking.n_retrieved, k)
     residual = p ** ranking.ops.as_float(examined)
     if judged is not None:
-        unjudged = ranking.with_labels(ranking.ops.as_float(~judged))
+        unjudged = ranking.with_labels(ranking.ops.as_float(~judged), bound=1.0)
         residual = residual + (1.0 - p) * _dcg(unjudged, k=k, discount=lambda ranks: p ** (ranks - 1.0))[0]
     return residual
 

@@ -98,7 +98,7 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
     visible, sizes = ranking.visible(k), ops.as_float(ranking.block_sizes)
     seen = (visible > 0) & (in_block > 0)
     straddling = seen & (visible < sizes)
-    sure = ops.counts_between(ops.running_count(seen & ~straddling), ranking.query_block_starts) > 0
+    sure = ops.segment_counts(seen & ~straddling, ranking.query_block_starts)[0] > 0
     if not ops.compacts:  # the straddling blocks' probabilities along the rows, in place
         miss = probability_of_no_hit_in_place(ranking, straddling, in_block, k)
         return 1.0 - xp.where(sure, 0.0, miss), n_relevant > 0
@@ -155,7 +155,8 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
     ops, xp = ranking.ops, ranking.xp
     denominator = check_option("denominator", denominator, DENOMINATORS)
     normalizer_k, k = check_k(k), ranking.cutoff(k)
-    relevant, n_relevant, in_block = relevance(ranking, relevance_threshold)
+    relevant_rows = relevance(ranking, relevance_threshold)
+    relevant, n_relevant, in_block = relevant_rows
     if not ranking.has_ties:
         # Only relevant rows add: the i-th of its query, at rank p, adds i / p.
         found = RelevantRows(ranking, relevant, n_relevant)
@@ -164,12 +165,8 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
             terms = xp.where(ranks > k, 0.0, terms)
         sums = ops.group_sum(terms, query, ranking.n_queries)
     else:
-        # 1 / rank at every row, 0 past the cutoff: a lookup in the short table of the ranks.
-        inverse_rank = ops.take(
-            ops.asarray(rank_weights(lambda ranks: 1.0 / ranks, ranking.longest, k)), ranking.positions
-        )
-        harmonic = ranking.per_block(inverse_rank)
-        del inverse_rank
+        visible = ranking.visible(k)
+        harmonic = harmonic_sums(ranking, visible, k)
         # Placed uniformly in a block of m rows holding r relevant ones, at the
         # block's j-th place, a relevant document has on average j (r - 1) / (m - 1)
         # of the block's other relevant documents above it. Over the block's V
@@ -183,16 +180,38 @@ def _average_precision(ranking, *, k=None, relevance_threshold=1, denominator="r
         excess = ops.as_float(ranking.block_first)  # ((a + 1) H - V) (r - 1) / (m - 1): subtracted below
         excess += 1.0
         excess *= harmonic
-        excess -= ranking.visible(k)
+        excess -= visible
         excess *= spread
         # A relevant document's rank in the relevant documents: those of the blocks above, plus itself.
-        found = ranking.before_in_query(in_block)
+        found = ranking.relevant_above(relevant_rows)
         found += 1.0
         found *= harmonic
         found -= excess
         found *= share
         sums = ranking.query_total(found)
     return ratio(sums, capped(n_relevant, normalizer_k, denominator, xp), ranking.ops)
+
+
+def harmonic_sums(ranking, visible, k):
+    """The sum of 1 / rank over the visible places of each tie block (its ranks a + 1 .. a + ``visible``).
+
+    numpy sums 1 / rank over each block's rows (a lookup in the short table of
+    the ranks, 0 past the cutoff ``k``); a namespace looks each block up in
+    the table of those sums for every first position a and number of places,
+    which is small (the longest query times the longest block), instead of
+    reducing over a million short blocks.
+    """
+    ops, xp = ranking.ops, ranking.xp
+    if ops.compacts:
+        inverse_rank = ops.take(
+            ops.asarray(rank_weights(lambda ranks: 1.0 / ranks, ranking.longest, k)), ranking.positions
+        )
+        return ranking.per_block(inverse_rank)
+    width = min(ranking.longest_block, k or ranking.longest) + 1  # 0 .. the most visible places
+    first = ops.as_float(ops.arange(ranking.longest))[:, None]
+    ranks = first + ops.as_float(ops.arange(1, width))[None, :]
+    table = xp.reshape(xp.cumulative_sum(1.0 / ranks, axis=1, include_initial=True), (-1,))
+    return xp.take(table, ranking.block_first * width + ops.astype(visible, xp.int64))
 
 
 @accepts_candidates

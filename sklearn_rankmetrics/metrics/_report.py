@@ -175,7 +175,7 @@ def query_ids(qid, ranking, order):
     if qid is None:
         return ranking.ops.arange(ranking.n_queries)
     if is_foreign(qid):
-        return ranking.query_ids  # the distinct ids, sorted with the rows
+        return ranking.find_query_ids()  # the distinct ids, sorted with the rows
     first_rows = ranking.ops.to_host(ranking.ops.take(order, ranking.query_starts))
     ids = query_ids_of_rows(qid, first_rows)
     return ranking.ops.asarray(ids) if ids.dtype.kind in "biuf" else ids

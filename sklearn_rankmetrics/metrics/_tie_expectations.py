@@ -85,6 +85,42 @@ def small_block_stops(go_on, starts, sizes, first, visible):
     return stops
 
 
+# Tie blocks of up to this many rows take their expectations on a device (:func:`padded_block_stops`: one
+# step per row of the longest); the larger ones, rare, take numpy's routes above.
+DEVICE_BLOCK = 64
+
+
+def padded_block_stops(ops, go_on, sizes, first, k=None):
+    """:func:`tied_reciprocal_stops` of blocks given as the columns of a zero-padded matrix, in ``ops``'s namespace.
+
+    Column b of ``go_on`` holds the continuation probabilities of block b
+    (``sizes[b]`` of them, at most DEVICE_BLOCK), then zeros. The symmetric
+    polynomials e_j of a block are the coefficients of ``prod (1 + v t)`` over
+    its values, and a padding zero multiplies by 1: one step per row serves
+    every block at once. The coefficients are kept up to the most visible
+    places, below one leading zero (e_{-1}, e_{-2}, ...) per step still to
+    come, so that each step is ``A[1:] + v A[:-1]``: two operations on whole
+    rows, with no shape of its own. Positive terms only, none above
+    C(DEVICE_BLOCK, 32) < 2**61: the means ``e_j / C(m, j)`` keep their
+    precision. The stops then follow as in :func:`small_block_stops`.
+    """
+    xp = ops.xp
+    longest, n_blocks = go_on.shape
+    width = (longest if k is None else min(longest, k)) + 1  # degrees 0 .. the most visible places
+    start = ops.as_float(ops.arange(longest + width) == longest)  # e_0 = 1 below `longest` leading zeros
+    coefficients = xp.broadcast_to(start[:, None], (longest + width, n_blocks))
+    for row in range(longest):
+        coefficients = coefficients[1:, ...] + go_on[row, ...] * coefficients[:-1, ...]
+    m, degree = ops.as_float(sizes), ops.as_float(ops.arange(1, width))[:, None]
+    binomials = xp.cumulative_prod(xp.maximum(m - degree + 1.0, 0.0) / degree, axis=0)  # C(m, j), 0 past m
+    binomials = xp.concat((ops.ones((1, n_blocks)), binomials))
+    means = coefficients / xp.where(binomials > 0.0, binomials, 1.0)  # e_j = 0 past m too
+    place, first = degree - 1.0, ops.as_float(first)
+    visible = m if k is None else xp.minimum(m, k - first)
+    weights = xp.where(place < visible, 1.0 / (first + place + 1.0), 0.0)
+    return xp.sum((means[:-1, ...] - means[1:, ...]) * weights, axis=0)
+
+
 def stopping_row_stops(go_on, starts, sizes, first, visible):
     """:func:`tied_reciprocal_stops` of large blocks, through the rows that can stop the user.
 
