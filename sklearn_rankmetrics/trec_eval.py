@@ -28,6 +28,7 @@ from .trec._evaluate import (
     parse_measure,
     query_table,
     summary_of,
+    tail_free,
 )
 from .trec._measures import MEASURES
 
@@ -133,6 +134,7 @@ def lines(options):
             max_depth=options.M,
             judged_only=options.J,
             num_docs=options.N,
+            tail_free=tail_free(requests),
         )
     except InputError as error:
         raise CommandError(about_file(getattr(options, error.source), error)) from error

@@ -11,10 +11,10 @@ import numpy as np
 
 from .._cascade import hypergeometric_laws
 from .._grouping import Ranking, differs_from_previous, group_by_query, positions_in_segments, rank_order
-from .._registry import reads_as_metric_name, shared_kernel
 from .._validation import TIES, check_flag, check_option
 from ._io import Qrels, Run, objects, packed, read_qrels_bytes, read_run_bytes, text
-from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, UNJUDGED, JudgedRanking
+from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, NONPOOL, TAIL_FREE, UNJUDGED, JudgedRanking
+from ._tails import down_to_last_judged, down_to_last_judged_tie
 
 
 class InputError(ValueError):
@@ -51,9 +51,11 @@ def source_columns(source, what, kind, names, read):
         columns, name = flatten(source, what), ""
     elif hasattr(source, "columns"):
         columns, name = frame_columns(source, names, what), ""
-    else:
-        source = source if isinstance(source, kind) else read(source)
+    elif isinstance(source, kind):
         columns, name = tuple(getattr(source, column) for column in names), getattr(source, "name", "")
+    else:  # a file: its ids are checked already, nonempty without whitespace or control bytes
+        source = read(source)
+        return tuple(getattr(source, column) for column in names), getattr(source, "name", "")
     return checked_columns(what, names, columns), name
 
 
@@ -131,7 +133,7 @@ def as_scores(values, query_id, doc_id):
             where = first_row(~np.array(numeric, dtype=bool), query_id, doc_id) if values.dtype.kind == "O" else ""
             raise InputError("run", f"run scores must be numbers; got dtype {values.dtype} {where}".strip() + ".")
     try:
-        scores = values.astype(np.float64)
+        scores = values.astype(np.float64, copy=False)  # a Run's own scores: read, never written
     except OverflowError:  # a Python int beyond float64 (an overflowing float would have been inf already)
         beyond = np.array([not float_fits(value) for value in values], dtype=bool)
         raise InputError(
@@ -371,13 +373,17 @@ def join(
     judged_only=False,
     num_docs=0,
     answered=None,
+    tail_free=False,
 ):
     """Join a run to its qrels: each query's retrieved documents in rank order, then its judged unretrieved ones.
 
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
     rankings; ``num_docs`` (-N) is the collection size for utility;
     ``answered``: ids of queries that the run answers with no document
-    (a dict's empty entries), evaluated like the others.
+    (a dict's empty entries), evaluated like the others; ``tail_free``:
+    only measures of ``TAIL_FREE`` will be computed, so the documents below
+    each query's last judged one are left out of its ranking and only
+    counted (not with ``ties="average"``, whose tie blocks they may share).
     """
     n_rows = len(run.score)
     if not n_rows and answered is None and not complete:
@@ -411,15 +417,31 @@ def join(
         run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
 
     names = (vocabulary, qrels.doc_id)
-    raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
+    judged_rows, judged_qrels_rows = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
+    trimmed = tail_free and ties != "average"
+    n_retrieved = None  # per query code, where the rankings leave out the rows below the last judged ones
+    if trimmed and max_depth is None:
+        kept = down_to_last_judged_tie(run_code, score, judged_rows)
+        if kept is not None:  # a run listed by query and score: most of its rows are left out before ranking
+            check_retrieved_once(run_code, run_doc, (vocabulary, run_doc_id))
+            n_retrieved = np.bincount(run_code, minlength=len(vocabulary))
+            run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
+            judged_rows = np.searchsorted(kept, judged_rows)
+    raw, qrels_row = judgement_codes(len(run_code), judged_rows, judged_qrels_rows, qrels.relevance)
     order, retrieved_code, depth = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth)
     raw, qrels_row = raw[order], qrels_row[order]
-    check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
+    if n_retrieved is None:  # else checked on every row above
+        check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
     laws = None
     if judged_only:
         if depth is not None:
             laws = judged_depth_laws(retrieved_code, raw, score[order], depth)
         kept = raw >= 0
+        order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
+    if trimmed:
+        if n_retrieved is None or judged_only:
+            n_retrieved = np.bincount(retrieved_code, minlength=len(vocabulary))
+        kept = down_to_last_judged(retrieved_code, raw)
         order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
     # Judged documents not retrieved (or cut by max_depth) rank last, after each query's retrieved ones;
     # with complete=True the qrels queries the run lacks are evaluated too, as rankings of such documents only.
@@ -438,7 +460,7 @@ def join(
         # Blocks of equal scores; the rows not retrieved form one more block, below a retrieved score of -inf.
         scores = np.insert(np.maximum(score[order], np.finfo(np.float64).min), places, -np.inf)
         block_changes = differs_from_previous(scores) | is_query_start
-    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs)
+    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs, n_retrieved)
     ranked_codes = codes[is_query_start]
     parts = [Part(rows.judged_ranking(depth=depth))] if laws is None else rows.mixture(ranked_codes, *laws)
     ranked_query = np.zeros(len(vocabulary), dtype=bool)
@@ -465,6 +487,7 @@ class Rows:
     block_changes: np.ndarray
     level: int
     num_docs: int
+    n_retrieved: np.ndarray | None = None  # per query code, where rows below the last judged one were left out
 
     def judged_ranking(self, rows=slice(None), *, depth=None):
         """The JudgedRanking of some ``rows`` (whole queries), with only their top ``depth`` retrieved.
@@ -492,7 +515,8 @@ class Rows:
         retrieved = None if retrieved.all() else retrieved
         ranking = Ranking(labels, query_starts, block_starts, retrieved=retrieved, depth=depth)
         ranking.top_label = self.top_label  # that of every query: ERR scales its gains by it
-        return JudgedRanking(ranking, raw, self.level, self.num_docs)
+        n_retrieved = None if self.n_retrieved is None else self.n_retrieved[codes[query_starts]]
+        return JudgedRanking(ranking, raw, self.level, self.num_docs, n_retrieved)
 
     @cached_property
     def top_label(self):
@@ -623,7 +647,7 @@ def trec_order(code, score, doc):
 
 
 def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, names):
-    """Each retrieved row's judgement (or NONPOOL, UNJUDGED) and its qrels row (-1: none).
+    """The retrieved rows judged in the qrels (increasing), and the qrels row of each.
 
     ``names`` (the query vocabulary and the qrels' document ids) name the
     query and document of a duplicate in the error.
@@ -649,11 +673,16 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     retrieved_key = retrieved_code[known].astype(np.int64) * len(documents) + place
     slot = np.minimum(np.searchsorted(sorted_key, retrieved_key), len(sorted_key) - 1)
     found = sorted_key[slot] == retrieved_key
-    qrels_row = np.full(len(retrieved_doc), -1, dtype=np.int64)
-    qrels_row[known[found]] = by_key[slot[found]]
-    matched = qrels_row >= 0
-    judgement = np.where(matched, relevance[np.maximum(qrels_row, 0)], NONPOOL)
-    raw = np.where(judgement < 0, np.where(matched, UNJUDGED, NONPOOL), judgement)
+    return known[found], by_key[slot[found]]
+
+
+def judgement_codes(n_rows, judged_rows, qrels_rows, relevance):
+    """Each of ``n_rows`` retrieved rows' judgement (or NONPOOL, UNJUDGED) and its qrels row (-1: none), from
+    the rows judged (:func:`judgements`)."""
+    qrels_row = np.full(n_rows, -1, dtype=np.int64)
+    qrels_row[judged_rows] = qrels_rows
+    raw = np.full(n_rows, NONPOOL, dtype=np.int64)
+    raw[judged_rows] = np.where(relevance[qrels_rows] < 0, UNJUDGED, relevance[qrels_rows])
     return raw, qrels_row
 
 
@@ -666,12 +695,16 @@ def check_retrieved_once(code, doc, names):
     """
     if len(code) < 2:
         return
-    key = id_hash(doc) ^ (code.astype(np.uint64) * GOLDEN)
-    sorted_key = np.sort(key)
+
+    def keys():
+        return id_hash(doc) ^ (code.astype(np.uint64) * GOLDEN)
+
+    sorted_key = keys()
+    sorted_key.sort()  # in place: the keys are computed again in the rare case of a repeat
     repeated = sorted_key[1:][sorted_key[1:] == sorted_key[:-1]]
     if not len(repeated):
         return
-    suspects = np.flatnonzero(np.isin(key, repeated))
+    suspects = np.flatnonzero(np.isin(keys(), repeated))
     suspects = suspects[np.lexsort((doc[suspects], code[suspects]))]
     twice = (doc[suspects[1:]] == doc[suspects[:-1]]) & (code[suspects[1:]] == code[suspects[:-1]])
     if twice.any():
@@ -691,7 +724,7 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 def id_hash(ids):
     """A 64-bit hash of each id (equal ids, equal hashes): integers as they are, strings 8 bytes at a time."""
     if ids.dtype.kind in "iu":
-        return ids.astype(np.uint64)
+        return ids.astype(np.uint64, copy=False)
     if ids.dtype.kind not in "SU":
         return np.array([hash(value) for value in ids], dtype=np.int64).view(np.uint64)
     width = ids.dtype.itemsize
@@ -703,19 +736,22 @@ def id_hash(ids):
     return hashes
 
 
-def maybe_among(values, members, bits=24):
+def maybe_among(values, members):
     """Indices of the ``values`` that may be among the ``members``: all of those that are, and a few more.
 
-    For uint64 keys, a one-hash Bloom filter of 2**bits bits (Fibonacci
-    hashing) clears most of the others with one lookup each, far faster than a
-    binary search; other ids are all kept, for the exact test that follows.
+    A one-hash Bloom filter (Fibonacci hashing of the ids' 64-bit hashes, or
+    of uint64 keys themselves) clears most of the others with one lookup
+    each, far faster than a binary search: of 2**bits places, about 32 per
+    member (a table that stays in the cache; a non-member passes 1 time in
+    32), at most 2**24. The exact test follows.
     """
-    if values.dtype != np.uint64:
-        return np.arange(len(values))
+    bits = int(np.clip(np.ceil(np.log2(max(len(members), 1))) + 5, 10, 24))
     shift = np.uint64(64 - bits)
     present = np.zeros(2**bits, dtype=bool)
-    present[(members * GOLDEN) >> shift] = True
-    return np.flatnonzero(present[(values * GOLDEN) >> shift])
+    present[(id_hash(members) * GOLDEN) >> shift] = True
+    slots = id_hash(values) * GOLDEN
+    slots >>= shift
+    return np.flatnonzero(present[slots])
 
 
 # ---- measures: names and parameters, as trec_eval's -m ----------------------------------------
@@ -739,6 +775,9 @@ def parse_measure(spec):
     if base in MEASURES:
         parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
+    # The library's metric names, imported here: the registry imports every metric, and scikit-learn.
+    from .._registry import reads_as_metric_name, shared_kernel
+
     if not reads_as_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
         hint = f" Did you mean {close!r}?" if close else ""
@@ -821,6 +860,8 @@ def library_values(judged, name):
     unless its name sets a threshold itself or asks for graded gains; bpref
     learns which documents are judged.
     """
+    from .._registry import shared_kernel
+
     _, kernel, options = shared_kernel(name, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     zero_division = options.pop("zero_division", 0.0)
     takes = inspect.signature(kernel).parameters
@@ -1078,8 +1119,14 @@ def evaluate_run(
         ties=ties,
         judged_only=judged_only,
         answered=answered_without_rows(run),
+        tail_free=tail_free(requests),
     )
     return collect(evaluation, requests, average=average)
+
+
+def tail_free(requests):
+    """Whether every requested (measure, parameters) is a trec_eval measure of TAIL_FREE (see :func:`join`)."""
+    return all(base in TAIL_FREE and params != "library" for base, params in requests)
 
 
 def check_relevance_level(level, name):

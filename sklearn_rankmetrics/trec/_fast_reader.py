@@ -1,0 +1,262 @@
+"""The fast path of the TREC readers: pyarrow's CSV tokenizer, on the files it splits as they do.
+
+The readers split each line at runs of whitespace (C's ``isspace``, as
+trec_eval), skip blank lines and comment lines, and in runs ignore the text
+after the sixth column. pyarrow (an optional dependency: the ``pyarrow``
+extra) splits at one delimiter byte, ends lines at ``\\n``, ``\\r\\n`` and a
+lone ``\\r``, and drops a UTF-8 byte-order mark. The two agree exactly on a
+file
+
+- whose columns are separated by single spaces, each line holding the
+  layout's number of columns, each column nonempty and without a byte up to
+  32 (whitespace, control bytes);
+- whose lines end with ``\\n`` or ``\\r\\n``, with no ``\\r`` elsewhere;
+- with no byte-order mark and no comment line (a first column starting with
+  ``#``);
+
+which is what retrieval systems write. pyarrow refuses a line with another
+number of columns; everything else is checked on its result (the lengths and
+the bytes of every column, all read as binary) and on the file's bytes (one
+search for ``\\r`` and a look at the first three bytes), so no other file can
+take its result: those go to the general reader, which also raises every
+error (the fast path never raises one of its own). The columns then take the
+general reader's own steps: ids packed by :func:`~._io.joined`, numbers
+parsed as Python's ``float`` and ``int`` read them.
+"""
+
+import os
+import stat
+
+import numpy as np
+
+from .._parallel import thread_count
+from ._io import (
+    GZIP_MAGIC,
+    PADDING,
+    BadLine,
+    fits_fixed_width,
+    fits_number_width,
+    fixed_width,
+    joined,
+    objects,
+    to_numbers,
+)
+
+# The UTF-8 byte-order mark, which pyarrow drops and the readers keep (as part of the first id).
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+# pyarrow reads the file in blocks of this many bytes (a line must fit in one).
+BLOCK_BYTES = 2**20
+
+
+def byte_table(allowed):
+    """A lookup table of the 256 bytes: True for those in ``allowed``."""
+    table = np.zeros(256, dtype=bool)
+    table[np.frombuffer(allowed, dtype=np.uint8)] = True
+    return table
+
+
+# The bytes of the number tokens that pyarrow's parser reads exactly as Python does (see plain_numbers).
+PLAIN_BYTES = {np.float64: byte_table(b"0123456789.eE+-"), np.int64: byte_table(b"0123456789-")}
+
+
+class Unsplittable(Exception):
+    """A file (or one of its columns) that pyarrow's result does not read exactly as the general reader does."""
+
+
+def pyarrow_modules():
+    """pyarrow with its CSV reader, or None where it is not installed."""
+    try:
+        import pyarrow
+        import pyarrow.csv
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def streamable(path):
+    """Whether pyarrow may read the file at ``path`` as a stream: a regular file (the general reader can read it
+    again), not gzip (which the general reader decompresses)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as file:
+            return file.read(2) != GZIP_MAGIC
+    except OSError:
+        return False  # the general reader raises the error
+
+
+def fast_columns(source, layout):
+    """The columns of a qrels or run file, as :func:`~._io.read_columns` reads them, and its last line's tokens; or
+    None.
+
+    ``source`` is the bytes of the file, or the path of a regular plain file
+    (:func:`streamable`), which is read as a stream, never whole into
+    memory. None where pyarrow is not installed or would not split the file
+    as the general reader does (see the module's docstring): the caller then
+    reads it with the general reader, which also names what is wrong in a
+    malformed file.
+    """
+    pa = pyarrow_modules()
+    if pa is None:
+        return None
+    in_memory = isinstance(source, bytes)
+    if in_memory and (not source or source.startswith(BYTE_ORDER_MARK) or lone_carriage_returns(source)):
+        return None
+    csv = pa.csv
+    try:
+        stream = pa.BufferReader(source) if in_memory else pa.PythonFile(CheckedStream(open(source, "rb")), mode="r")
+        with stream:
+            batches = csv.open_csv(
+                stream,
+                read_options=csv.ReadOptions(
+                    column_names=list(layout.fields), block_size=BLOCK_BYTES, use_threads=thread_count() > 1
+                ),
+                parse_options=csv.ParseOptions(
+                    delimiter=" ",
+                    quote_char=False,
+                    escape_char=False,
+                    newlines_in_values=False,
+                    ignore_empty_lines=False,
+                ),
+                convert_options=csv.ConvertOptions(
+                    column_types=dict.fromkeys(layout.fields, pa.binary()), strings_can_be_null=False
+                ),
+            )
+            parts = []
+            for batch in batches:
+                parts.append(batch_columns(pa, batch, layout))
+                last = batch
+    except (pa.ArrowInvalid, Unsplittable, OSError):  # the general reader names an error reading the file
+        return None
+    if not parts:
+        return None
+    columns = {field: np.concatenate([part[field] for part, _ in parts]) for field in layout.numbers}
+    for field in layout.ids:
+        columns[field] = joined([part[field] for part, _ in parts], sum(sizes[field] for _, sizes in parts))
+    return columns, [last.column(index)[-1].as_py() for index in range(len(layout.fields))]
+
+
+def lone_carriage_returns(block):
+    """How many ``\\r`` of ``block`` no ``\\n`` follows in it: pyarrow ends a line there, the readers see a space."""
+    return block.count(b"\r") - block.count(b"\r\n") if b"\r" in block else 0
+
+
+class CheckedStream:
+    """A binary file read block by block, raising Unsplittable at a byte-order mark or a lone ``\\r``.
+
+    A ``\\r`` that ends a block is checked against the next block's first byte
+    (pyarrow reads to the end, an empty block).
+    """
+
+    def __init__(self, file):
+        self.file = file
+        self.left = os.fstat(file.fileno()).st_size  # bytes expected: no block is allocated larger
+        self.closed = False
+        self.start = True
+        self.carriage_return = False  # whether the block before ended with \r
+
+    def read(self, size=-1):
+        block = self.file.read(min(size, self.left + 1) if size >= 0 else size)
+        self.left -= len(block)
+        if self.start and block.startswith(BYTE_ORDER_MARK):
+            raise Unsplittable("a byte-order mark")
+        if self.carriage_return and not block.startswith(b"\n"):
+            raise Unsplittable("a lone carriage return")
+        ends_with_carriage_return = block.endswith(b"\r")
+        if lone_carriage_returns(block) > ends_with_carriage_return:
+            raise Unsplittable("a lone carriage return")
+        self.start, self.carriage_return = False, ends_with_carriage_return
+        return block
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def close(self):
+        self.closed = True
+        self.file.close()
+
+
+def batch_columns(pa, batch, layout):
+    """One batch's id columns (fixed width or bytes objects, and their bytes in all) and number columns.
+
+    Raises Unsplittable where a column is empty on some line or holds a byte
+    up to 32, or where the first column starts with ``#`` (a comment line).
+    """
+    columns, sizes = {}, {}
+    for index, field in enumerate(layout.fields):
+        array = batch.column(index)
+        offsets, data = binary_buffers(array)
+        lengths = np.diff(offsets)
+        content = data[offsets[0] : offsets[-1]]
+        if array.null_count or lengths.min(initial=1) < 1 or content.min(initial=255) <= 32:
+            raise Unsplittable(field)
+        if index == 0 and (data[offsets[:-1]] == ord("#")).any():
+            raise Unsplittable("a comment line")
+        if field in layout.ids:
+            columns[field], sizes[field] = ids(array, content, offsets - offsets[0], lengths)
+        elif field in layout.numbers:
+            columns[field] = numbers(pa, array, content, offsets - offsets[0], lengths, field, layout)
+    return columns, sizes
+
+
+def binary_buffers(array):
+    """The offsets (len + 1 of them) and the data bytes of a pyarrow binary array, as numpy views."""
+    _, offsets, data = array.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int32)[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
+
+
+def padded(content):
+    return np.concatenate((content, np.zeros(PADDING, dtype=np.uint8)))
+
+
+def ids(array, content, starts, lengths):
+    """One batch's ids: fixed width while :func:`~._io.fits_fixed_width`, else bytes objects; and their bytes."""
+    total = int(lengths.sum())
+    if fits_fixed_width(len(lengths), int(lengths.max(initial=1)), total):
+        return fixed_width(padded(content), len(content), starts[:-1], lengths), total
+    return objects(array.to_pylist()), total
+
+
+def numbers(pa, array, content, starts, lengths, field, layout):
+    """One batch's numbers, exactly as ``float()`` or ``int()`` reads each token (as the general reader parses them).
+
+    Tokens made of digits, signs, dots and exponents alone are parsed by
+    pyarrow (:func:`plain_numbers`); the others, and any pyarrow refuses,
+    by the general reader's parser, which raises Unsplittable for a token
+    that is no number (the general reader then names it).
+    """
+    dtype = layout.numbers[field]
+    if PLAIN_BYTES[dtype][content].all():
+        try:
+            return plain_numbers(pa, array, dtype)
+        except pa.ArrowInvalid:
+            pass
+    width = int(lengths.max(initial=1))
+    if fits_number_width(len(lengths), width, None):
+        tokens = fixed_width(padded(content), len(content), starts[:-1], lengths)
+    else:
+        tokens = objects(array.to_pylist())
+    try:
+        return to_numbers(tokens, dtype, np.arange(len(tokens)), field, layout)
+    except BadLine:
+        raise Unsplittable("a number") from None
+
+
+def plain_numbers(pa, array, dtype):
+    """Tokens of digits, signs (``+-``), dots and exponents (``eE``) as pyarrow parses them: as Python does.
+
+    pyarrow's parser (fast_float for floats) rounds correctly, as Python's
+    does, and of such tokens accepts only what Python's grammar accepts
+    (``1.5``, ``-.5``, ``1e-3``; not ``1e``, ``.``, ``1-2``): a token it
+    refuses raises ``ArrowInvalid``, and it reads no ``nan`` or ``inf``,
+    which hold other letters. ``int`` tokens are digits and ``-`` (pyarrow
+    would read ``0x10`` as 16, where Python refuses it).
+    """
+    values = array.cast(pa.float64() if dtype is np.float64 else pa.int64())
+    # The values' buffer as numpy sees it (to_numpy would import pandas), with no nulls to mask.
+    return np.frombuffer(values.buffers()[1], dtype=dtype)[values.offset : values.offset + len(values)]
