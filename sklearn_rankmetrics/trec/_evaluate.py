@@ -726,7 +726,7 @@ def id_hash(ids):
     if ids.dtype.kind in "iu":
         return ids.astype(np.uint64, copy=False)
     if ids.dtype.kind not in "SU":
-        return np.array([hash(value) for value in ids], dtype=np.int64).view(np.uint64)
+        return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)).view(np.uint64)
     width = ids.dtype.itemsize
     padded = np.zeros((len(ids), -(-width // 8) * 8), dtype=np.uint8)
     padded[:, :width] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), width)

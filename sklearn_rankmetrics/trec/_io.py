@@ -284,7 +284,7 @@ def joined(parts, total):
     count = sum(len(part) for part in parts)
     width = max(part.itemsize if part.dtype.kind == "S" else max(map(len, part), default=1) for part in parts)
     if not fits_fixed_width(count, width, total):
-        return parts[0] if len(parts) == 1 else np.concatenate([part.astype(object) for part in parts])
+        return parts[0] if len(parts) == 1 else np.concatenate([part.astype(object, copy=False) for part in parts])
     if len(parts) == 1 and parts[0].dtype.kind == "S":
         return parts[0]
     ids = np.zeros(count, dtype=f"S{width}")
