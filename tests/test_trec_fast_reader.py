@@ -77,7 +77,7 @@ def random_id(rng):
 
 # Scores pyarrow reads (plain decimals, exponents), and those Python reads for it: inf, 40 digits (a token
 # wider than the fixed-width parser's), a sign.
-SCORES = [b"1.5", b"-0.25", b"3", b".5", b"2.", b"1e3", b"-1E-2", b"+4.5", b"inf", b"-inf", b"1" * 40, b"0.1" * 12]
+SCORES = [b"1.5", b"-0.25", b"3", b".5", b"2.", b"1e3", b"-1E-2", b"+4.5", b"inf", b"-inf", b"1" * 40, b"." + b"3" * 35]
 BAD_SCORES = [b"nan", b"1_0", b"abc", b"1e", b"--1", b"0x10"]
 RELEVANCES = [b"0", b"1", b"2", b"-1", b"+3", b"007"]
 BAD_RELEVANCES = [b"1.0", b"0x10", b"99999999999999999999", b"1_0", b"x"]
