@@ -189,19 +189,22 @@ def test_what_pyarrow_would_split_otherwise_goes_to_the_general_reader(tmp_path,
     assert calls == [str(path)], why
 
 
-def test_a_lone_carriage_return_is_seen_across_blocks(tmp_path, monkeypatch):
-    # pyarrow reads the file in blocks: a \r that ends one block is checked against the next one's first byte.
-    monkeypatch.setattr(_fast_reader, "BLOCK_BYTES", 64)
-    line = b"q1 Q0 d%d 1 2.5 r"
-    for ending, fast_path in [(b"\r\n", True), (b"\r", False)]:
-        content = b"".join((line % row) + ending for row in range(40)) + b"q1 Q0 last 1 1 r\n"
+@pytest.mark.parametrize("source", ["path", "bytes"])
+def test_files_read_in_many_chunks_agree(tmp_path, monkeypatch, source):
+    # Chunks of whole lines are read side by side: tiny chunks, and many of them, change nothing.
+    monkeypatch.setattr(_io, "CHUNK_BYTES", 64)
+    line = b"q%d Q0 d%d 1 %d.5 r"
+    for ending, fast_path in [(b"\n", True), (b"\r\n", True), (b"\r", False)]:
+        content = b"".join((line % (row // 9, row, -row)) + ending for row in range(200)) + b"q9 Q0 last 1 1 r\n"
         path = tmp_path / "run"
         path.write_bytes(content)
-        fast, general = both_readers(monkeypatch, read_run, path)
+        read_from = path if source == "path" else io.BytesIO(content)
+        fast, general = both_readers(monkeypatch, read_run, read_from)
         assert fast == general
+        assert len(fast["doc_id"][1]) == 201 if fast_path else True
         with monkeypatch.context() as patch:
             calls = general_calls(patch)
-            outcome(read_run, path)
+            outcome(read_run, read_from)
         assert (not calls) == fast_path
 
 

@@ -399,7 +399,8 @@ def join(
     # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
     heads = np.flatnonzero(differs_from_previous(run_query))
     vocabulary = np.unique(np.concatenate((run_query[heads], answered_query, qrels_query)))
-    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=n_rows))
+    head_code = np.searchsorted(vocabulary, run_query[heads]).astype(np.int32 if len(vocabulary) < 2**31 else np.int64)
+    run_code = np.repeat(head_code, np.diff(heads, append=n_rows))
     qrels_code = np.searchsorted(vocabulary, qrels_query)
     in_qrels = np.bincount(qrels_code, minlength=len(vocabulary)) > 0
     in_run = np.bincount(run_code, minlength=len(vocabulary)) > 0
@@ -696,8 +697,11 @@ def check_retrieved_once(code, doc, names):
     if len(code) < 2:
         return
 
-    def keys():
-        return id_hash(doc) ^ (code.astype(np.uint64) * GOLDEN)
+    def keys():  # one array of the run's size, computed in place
+        key = code.astype(np.uint64)
+        key *= GOLDEN
+        key ^= id_hash(doc)
+        return key
 
     sorted_key = keys()
     sorted_key.sort()  # in place: the keys are computed again in the rare case of a repeat

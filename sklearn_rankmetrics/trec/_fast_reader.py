@@ -16,24 +16,28 @@ file
 
 which is what retrieval systems write. pyarrow refuses a line with another
 number of columns; everything else is checked on its result (the lengths and
-the bytes of every column, all read as binary) and on the file's bytes (one
+the bytes of every column, all read as binary) and on the file's bytes (a
 search for ``\\r`` and a look at the first three bytes), so no other file can
 take its result: those go to the general reader, which also raises every
 error (the fast path never raises one of its own). The columns then take the
 general reader's own steps: ids packed by :func:`~._io.joined`, numbers
-parsed as Python's ``float`` and ``int`` read them.
+parsed as Python's ``float`` and ``int`` read them. As the general reader,
+it reads chunks of whole lines side by side, one per thread.
 """
 
+import contextlib
+import mmap
 import os
 import stat
 
 import numpy as np
 
-from .._parallel import thread_count
+from .._parallel import map_in_threads
 from ._io import (
     GZIP_MAGIC,
     PADDING,
     BadLine,
+    chunks_of_lines,
     fits_fixed_width,
     fits_number_width,
     fixed_width,
@@ -73,110 +77,99 @@ def pyarrow_modules():
     return pyarrow
 
 
-def streamable(path):
-    """Whether pyarrow may read the file at ``path`` as a stream: a regular file (the general reader can read it
-    again), not gzip (which the general reader decompresses)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, "rb") as file:
-            return file.read(2) != GZIP_MAGIC
-    except OSError:
-        return False  # the general reader raises the error
-
-
 def fast_columns(source, layout):
     """The columns of a qrels or run file, as :func:`~._io.read_columns` reads them, and its last line's tokens; or
     None.
 
     ``source`` is the bytes of the file, or the path of a regular plain file
-    (:func:`streamable`), which is read as a stream, never whole into
-    memory. None where pyarrow is not installed or would not split the file
-    as the general reader does (see the module's docstring): the caller then
-    reads it with the general reader, which also names what is wrong in a
-    malformed file.
+    (:func:`readable_in_place`), which is read a chunk at a time, never whole
+    into memory. Chunks of whole lines are read side by side, as the general
+    reader reads them. None where pyarrow is not installed or would not
+    split the file as the general reader does (see the module's docstring):
+    the caller then reads it with the general reader, which also names what
+    is wrong in a malformed file.
     """
     pa = pyarrow_modules()
-    if pa is None:
+    if pa is None or (isinstance(source, bytes) and not source):
         return None
-    in_memory = isinstance(source, bytes)
-    if in_memory and (not source or source.startswith(BYTE_ORDER_MARK) or lone_carriage_returns(source)):
-        return None
-    csv = pa.csv
     try:
-        stream = pa.BufferReader(source) if in_memory else pa.PythonFile(CheckedStream(open(source, "rb")), mode="r")
-        with stream:
-            batches = csv.open_csv(
-                stream,
-                read_options=csv.ReadOptions(
-                    column_names=list(layout.fields), block_size=BLOCK_BYTES, use_threads=thread_count() > 1
-                ),
-                parse_options=csv.ParseOptions(
-                    delimiter=" ",
-                    quote_char=False,
-                    escape_char=False,
-                    newlines_in_values=False,
-                    ignore_empty_lines=False,
-                ),
-                convert_options=csv.ConvertOptions(
-                    column_types=dict.fromkeys(layout.fields, pa.binary()), strings_can_be_null=False
-                ),
-            )
-            parts = []
-            for batch in batches:
-                parts.append(batch_columns(pa, batch, layout))
-                last = batch
+        with chunks(source) as (read, cuts):
+
+            def columns_of_chunk(start, stop):
+                return chunk_columns(pa, read(start, stop), layout, first=start == 0)
+
+            parts = [part for chunk in map_in_threads(columns_of_chunk, cuts[:-1], cuts[1:]) for part in chunk]
+        if not parts:
+            return None
+        columns = {field: np.concatenate([part[field] for part, _, _ in parts]) for field in layout.numbers}
+        for field in layout.ids:
+            columns[field] = joined([part[field] for part, _, _ in parts], sum(sizes[field] for _, sizes, _ in parts))
+        return columns, parts[-1][2]
     except (pa.ArrowInvalid, Unsplittable, OSError):  # the general reader names an error reading the file
         return None
-    if not parts:
-        return None
-    columns = {field: np.concatenate([part[field] for part, _ in parts]) for field in layout.numbers}
-    for field in layout.ids:
-        columns[field] = joined([part[field] for part, _ in parts], sum(sizes[field] for _, sizes in parts))
-    return columns, [last.column(index)[-1].as_py() for index in range(len(layout.fields))]
+    finally:
+        parts = None
+        pa.default_memory_pool().release_unused()  # the blocks pyarrow keeps for reuse: read, they go back
+
+
+def readable_in_place(path):
+    """Whether :func:`fast_columns` may read the file at ``path`` in place: a regular file (which the general
+    reader can read again), not empty and not gzip (which the general reader decompresses)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as file:
+            return file.read(2) not in (GZIP_MAGIC, b"")
+    except OSError:
+        return False  # the general reader raises the error
+
+
+@contextlib.contextmanager
+def chunks(source):
+    """A function reading the bytes ``[start, stop)`` of the file ``source`` (a path, or its bytes), and the
+    offsets that cut it into chunks of whole lines (:func:`~._io.chunks_of_lines`)."""
+    if isinstance(source, bytes):
+        yield (lambda start, stop: source[start:stop]), chunks_of_lines(source)
+        return
+    descriptor = os.open(source, os.O_RDONLY)
+    try:
+        with mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ) as mapped:  # to find newlines, a page at a time
+            cuts = chunks_of_lines(mapped)
+        yield (lambda start, stop: os.pread(descriptor, stop - start, start)), cuts
+    finally:
+        os.close(descriptor)
 
 
 def lone_carriage_returns(block):
-    """How many ``\\r`` of ``block`` no ``\\n`` follows in it: pyarrow ends a line there, the readers see a space."""
+    """How many ``\\r`` of ``block`` no ``\\n`` follows: pyarrow ends a line there, the readers see a space."""
     return block.count(b"\r") - block.count(b"\r\n") if b"\r" in block else 0
 
 
-class CheckedStream:
-    """A binary file read block by block, raising Unsplittable at a byte-order mark or a lone ``\\r``.
+def chunk_columns(pa, data, layout, *, first):
+    """The parts of the columns (:func:`batch_columns`) of one chunk of whole lines, each with its last line.
 
-    A ``\\r`` that ends a block is checked against the next block's first byte
-    (pyarrow reads to the end, an empty block).
+    Raises Unsplittable for a chunk that pyarrow would not split as the
+    general reader does: one with a lone ``\\r`` or, where it is the file's
+    ``first``, a byte-order mark.
     """
-
-    def __init__(self, file):
-        self.file = file
-        self.left = os.fstat(file.fileno()).st_size  # bytes expected: no block is allocated larger
-        self.closed = False
-        self.start = True
-        self.carriage_return = False  # whether the block before ended with \r
-
-    def read(self, size=-1):
-        block = self.file.read(min(size, self.left + 1) if size >= 0 else size)
-        self.left -= len(block)
-        if self.start and block.startswith(BYTE_ORDER_MARK):
-            raise Unsplittable("a byte-order mark")
-        if self.carriage_return and not block.startswith(b"\n"):
-            raise Unsplittable("a lone carriage return")
-        ends_with_carriage_return = block.endswith(b"\r")
-        if lone_carriage_returns(block) > ends_with_carriage_return:
-            raise Unsplittable("a lone carriage return")
-        self.start, self.carriage_return = False, ends_with_carriage_return
-        return block
-
-    def readable(self):
-        return True
-
-    def seekable(self):
-        return False
-
-    def close(self):
-        self.closed = True
-        self.file.close()
+    if (first and data.startswith(BYTE_ORDER_MARK)) or lone_carriage_returns(data):
+        raise Unsplittable("a byte-order mark or a lone carriage return")
+    csv = pa.csv
+    batches = csv.open_csv(
+        pa.BufferReader(data),
+        read_options=csv.ReadOptions(column_names=list(layout.fields), block_size=BLOCK_BYTES, use_threads=False),
+        parse_options=csv.ParseOptions(
+            delimiter=" ", quote_char=False, escape_char=False, newlines_in_values=False, ignore_empty_lines=False
+        ),
+        convert_options=csv.ConvertOptions(
+            column_types=dict.fromkeys(layout.fields, pa.binary()), strings_can_be_null=False
+        ),
+    )
+    parts = []
+    for batch in batches:
+        columns, sizes = batch_columns(pa, batch, layout)
+        parts.append((columns, sizes, [batch.column(index)[-1].as_py() for index in range(len(layout.fields))]))
+    return parts
 
 
 def batch_columns(pa, batch, layout):

@@ -353,9 +353,9 @@ def read_columns(source, layout):
     the line of any error. Also returns the tokens of the last line that
     holds data (an empty list when none does).
     """
-    from ._fast_reader import fast_columns, streamable  # which import this module
+    from ._fast_reader import fast_columns, readable_in_place  # which import this module
 
-    if isinstance(source, str | os.PathLike) and streamable(source):
+    if isinstance(source, str | os.PathLike) and readable_in_place(source):
         found = fast_columns(os.fspath(source), layout)
         if found is not None:
             return os.fspath(source), *found
