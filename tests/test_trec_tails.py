@@ -138,3 +138,13 @@ def test_the_measures_that_look_at_every_unjudged_document_are_not_tail_free():
     qrels = {"q1": {"d1": 1}}
     run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     assert evaluate_run(qrels, run, ["relstring", "map"], average=False)["relstring"].tolist() == ["1--"]
+
+
+def test_a_slice_of_ids_evaluates_as_its_copy():
+    # Ids in a strided view (every other row of an array) read as their own bytes, not the array's.
+    ids = np.array([b"d1", b"x", b"d2", b"x", b"d3", b"x"])
+    run = Run(np.array([b"q1"] * 6)[::2], ids[::2], np.array([3.0, 2.0, 1.0]))
+    qrels = {"q1": {"d1": 1, "d3": 1}}
+    assert evaluate_run(qrels, run, ["map", "P.2"]) == evaluate_run(
+        qrels, {"q1": {"d1": 3, "d2": 2, "d3": 1}}, ["map", "P.2"]
+    )

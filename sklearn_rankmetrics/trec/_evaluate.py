@@ -224,7 +224,7 @@ def id_bytes(ids, what="ids"):
     if not len(ids):
         return np.zeros(0, dtype="S1")
     if kind == "S":
-        return checked_fixed_width(ids, what)
+        return checked_fixed_width(np.ascontiguousarray(ids), what)  # a slice of ids reads as its own bytes
     if kind in ("i", "u"):
         # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
         return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max())))}")
@@ -316,9 +316,10 @@ def as_keys(first, second):
         return first, second
 
     def keys(ids):
-        padded = np.zeros((len(ids), 8), dtype=np.uint8)
-        padded[:, : ids.itemsize] = ids.view(np.uint8).reshape(len(ids), ids.itemsize)
-        return padded.view(">u8").reshape(-1).astype(np.uint64)
+        words = np.zeros(len(ids), dtype=">u8")
+        words.view(np.uint8).reshape(len(ids), 8)[:, : ids.itemsize] = ids.view(np.uint8).reshape(len(ids), -1)
+        # The same bytes in reverse, read little-endian: the big-endian value, in place.
+        return words.byteswap(inplace=True).view("<u8")
 
     return keys(first), keys(second)
 

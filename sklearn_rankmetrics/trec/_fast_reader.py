@@ -59,8 +59,8 @@ def byte_table(allowed):
     return table
 
 
-# The bytes of the number tokens that pyarrow's parser reads exactly as Python does (see plain_numbers).
-PLAIN_BYTES = {np.float64: byte_table(b"0123456789.eE+-"), np.int64: byte_table(b"0123456789-")}
+# The bytes of the integer tokens that pyarrow's parser reads exactly as Python does (see plain_numbers).
+PLAIN_INTEGER_BYTES = byte_table(b"0123456789-")
 
 
 class Unsplittable(Exception):
@@ -218,17 +218,21 @@ def ids(array, content, starts, lengths):
 def numbers(pa, array, content, starts, lengths, field, layout):
     """One batch's numbers, exactly as ``float()`` or ``int()`` reads each token (as the general reader parses them).
 
-    Tokens made of digits, signs, dots and exponents alone are parsed by
-    pyarrow (:func:`plain_numbers`); the others, and any pyarrow refuses,
-    by the general reader's parser, which raises Unsplittable for a token
-    that is no number (the general reader then names it).
+    pyarrow parses them where it reads them as Python does
+    (:func:`plain_numbers`); where it refuses one, or reads a NaN (which
+    the readers refuse), the general reader's parser does, which raises
+    Unsplittable for a token that is no number (the general reader then
+    names it).
     """
     dtype = layout.numbers[field]
-    if PLAIN_BYTES[dtype][content].all():
+    if dtype is np.float64 or PLAIN_INTEGER_BYTES[content].all():
         try:
-            return plain_numbers(pa, array, dtype)
+            values = plain_numbers(pa, array, dtype)
         except pa.ArrowInvalid:
             pass
+        else:
+            if dtype is np.int64 or not np.isnan(values).any():
+                return values
     width = int(lengths.max(initial=1))
     if fits_number_width(len(lengths), width, None):
         tokens = fixed_width(padded(content), len(content), starts[:-1], lengths)
@@ -241,14 +245,14 @@ def numbers(pa, array, content, starts, lengths, field, layout):
 
 
 def plain_numbers(pa, array, dtype):
-    """Tokens of digits, signs (``+-``), dots and exponents (``eE``) as pyarrow parses them: as Python does.
+    """Number tokens as pyarrow parses them, raising ``ArrowInvalid`` for one it refuses.
 
-    pyarrow's parser (fast_float for floats) rounds correctly, as Python's
-    does, and of such tokens accepts only what Python's grammar accepts
-    (``1.5``, ``-.5``, ``1e-3``; not ``1e``, ``.``, ``1-2``): a token it
-    refuses raises ``ArrowInvalid``, and it reads no ``nan`` or ``inf``,
-    which hold other letters. ``int`` tokens are digits and ``-`` (pyarrow
-    would read ``0x10`` as 16, where Python refuses it).
+    For floats, pyarrow's parser (fast_float, whole tokens, no whitespace,
+    which the columns never hold) accepts only what Python's ``float``
+    accepts (``1.5``, ``-.5``, ``+1e-3``, ``inf``, ``nan``; not ``1e``,
+    ``.``, ``1-2``, ``1_0``, ``0x1p3``) and rounds correctly, as Python
+    does. For integers it also reads ``0x10`` as 16, which Python refuses:
+    it is given tokens of digits and ``-`` alone (PLAIN_INTEGER_BYTES).
     """
     values = array.cast(pa.float64() if dtype is np.float64 else pa.int64())
     # The values' buffer as numpy sees it (to_numpy would import pandas), with no nulls to mask.
