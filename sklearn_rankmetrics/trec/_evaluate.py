@@ -316,8 +316,9 @@ def as_keys(first, second):
         return first, second
 
     def keys(ids):
-        words = np.zeros(len(ids), dtype=">u8")
-        words.view(np.uint8).reshape(len(ids), 8)[:, : ids.itemsize] = ids.view(np.uint8).reshape(len(ids), -1)
+        count, width = len(ids), ids.itemsize
+        words = np.zeros(count, dtype=">u8")
+        words.view(np.uint8).reshape(count, 8)[:, :width] = ids.view(np.uint8).reshape(count, width)
         # The same bytes in reverse, read little-endian: the big-endian value, in place.
         return words.byteswap(inplace=True).view("<u8")
 
