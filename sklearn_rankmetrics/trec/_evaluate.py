@@ -728,18 +728,43 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def id_hash(ids):
-    """A 64-bit hash of each id (equal ids, equal hashes): integers as they are, strings 8 bytes at a time."""
+    """A 64-bit hash of each id: integers as they are, strings 8 bytes at a time, objects by Python's hash.
+
+    Equal ids have equal hashes, whatever the width of their arrays: the
+    zero padding of a wider array adds nothing (the hash is a sum of the
+    words, each times its own odd multiplier), so that ids of two arrays
+    (a run's and its qrels') compare by their hashes.
+    """
     if ids.dtype.kind in "iu":
         return ids.astype(np.uint64, copy=False)
     if ids.dtype.kind not in "SU":
         return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)).view(np.uint64)
-    width = ids.dtype.itemsize
-    padded = np.zeros((len(ids), -(-width // 8) * 8), dtype=np.uint8)
-    padded[:, :width] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), width)
     hashes = np.zeros(len(ids), dtype=np.uint64)
-    for word in padded.view(np.uint64).T:
-        hashes = (hashes ^ word) * GOLDEN
+    for power, word in enumerate(little_endian_words(np.ascontiguousarray(ids)), start=1):
+        word *= np.uint64(pow(int(GOLDEN), power, 2**64))  # odd: a multiplier that loses no bit
+        hashes += word
     return hashes
+
+
+def little_endian_words(ids):
+    """Each 8 bytes of fixed-width ids (the last ones zero padded) as little-endian integers, one array at a time.
+
+    Read in place, without a padded copy of the ids: a word inside each id
+    by an unaligned strided view, the last partial one from the 8 bytes that
+    end the id, shifted.
+    """
+    count, width = len(ids), ids.itemsize
+    if width < 8:
+        padded = np.zeros((count, 8), dtype=np.uint8)
+        padded[:, :width] = ids.view(np.uint8).reshape(count, width)
+        yield padded.view("<u8").reshape(-1)
+        return
+    for offset in range(0, width - 7, 8):
+        yield np.ndarray((count,), dtype="<u8", buffer=ids, offset=offset, strides=(width,)).copy()
+    if width % 8:
+        last = np.ndarray((count,), dtype="<u8", buffer=ids, offset=width - 8, strides=(width,)).copy()
+        last >>= np.uint64(8 * (8 - width % 8))
+        yield last
 
 
 def maybe_among(values, members):

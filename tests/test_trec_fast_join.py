@@ -1,11 +1,14 @@
-"""Rankings cut below each query's last judged document: the same values, bit for bit, as the whole rankings.
+"""The evaluation's shortcuts from files give exactly the values of the plain computation.
 
-When every measure asked for is one of ``TAIL_FREE``, the evaluation ranks
-only the documents down to each query's last judged one and counts the rest
-in num_ret. Asking for ``unj`` too (which looks at every unjudged document)
-keeps the whole rankings: the two evaluations of the other measures must be
-identical, on runs listed by query and score (cut before ranking) and in any
-other order (cut after), with every option.
+Rankings cut below each query's last judged document: when every measure
+asked for is one of ``TAIL_FREE``, the evaluation ranks only the documents
+down to each query's last judged one and counts the rest in num_ret. Asking
+for ``unj`` too (which looks at every unjudged document) keeps the whole
+rankings: the two evaluations of the other measures must be identical, on
+runs listed by query and score (cut before ranking) and in any other order
+(cut after), with every option. And the ids: hashed alike whatever the width
+of their arrays (the Bloom filter that finds the judged documents), read as
+their own bytes in a strided slice.
 """
 
 import numpy as np
@@ -13,7 +16,7 @@ import pytest
 import pytrec_eval
 
 from sklearn_rankmetrics.trec import Run, _tails, evaluate_run
-from sklearn_rankmetrics.trec._evaluate import as_qrels, as_run, join
+from sklearn_rankmetrics.trec._evaluate import as_qrels, as_run, id_hash, join
 from sklearn_rankmetrics.trec._measures import MEASURES, TAIL_FREE
 
 TAIL_FREE_MEASURES = sorted(TAIL_FREE - {"runid"})
@@ -148,3 +151,24 @@ def test_a_slice_of_ids_evaluates_as_its_copy():
     assert evaluate_run(qrels, run, ["map", "P.2"]) == evaluate_run(
         qrels, {"q1": {"d1": 3, "d2": 2, "d3": 1}}, ["map", "P.2"]
     )
+
+
+def test_ids_hash_alike_whatever_the_width_of_their_arrays():
+    rng = np.random.default_rng(0)
+    ids = list({bytes(rng.integers(33, 256, size=int(rng.integers(1, 30))).astype(np.uint8)) for _ in range(3000)})
+    hashes = id_hash(np.array(ids))
+    for width in (30, 31, 40, 64, 65):
+        np.testing.assert_array_equal(id_hash(np.array(ids, dtype=f"S{width}")), hashes)
+    short = np.array([value[:7] for value in ids], dtype="S7")
+    np.testing.assert_array_equal(id_hash(short), id_hash(short.astype("S25")))
+    assert len(set(hashes.tolist())) == len(ids)
+
+
+def test_a_judged_document_is_found_among_wider_ids():
+    # The run's ids are wider than the qrels' (one long id): d1 is judged all the same.
+    qrels = {"q1": {"d1": 1, "d2": 0}}
+    run = {"q1": {"d1": 2.0, "x" * 20: 1.5, "d2": 1.0}}
+    assert evaluate_run(qrels, run, ["map", "num_rel_ret", "bpref"]) == {"map": 1.0, "num_rel_ret": 1, "bpref": 1.0}
+    qrels = {"q1": {"d1" + "0" * 30: 1}}
+    run = {"q1": {"d1" + "0" * 30: 2.0, "d2": 1.0}}
+    assert evaluate_run(qrels, run, ["map"]) == {"map": 1.0}
