@@ -15,9 +15,12 @@ exits with status 1.
 """
 
 import argparse
+import contextlib
 import errno
 import os
 import sys
+
+import numpy as np
 
 from .trec._evaluate import (
     InputError,
@@ -201,10 +204,31 @@ def complain(message):
         pass
 
 
+@contextlib.contextmanager
+def small_pages():
+    """numpy's arrays without transparent huge pages while the command runs (numpy's NUMPY_MADVISE_HUGEPAGE).
+
+    The command allocates large arrays once each, for which the kernel's
+    compaction into huge pages costs more than they save: on an MS MARCO
+    run, half the command's system time (0.35 s of 0.7 s, on 2 cores).
+    """
+    core = np._core if hasattr(np, "_core") else np.core  # numpy 2, numpy 1
+    switch = getattr(core.multiarray, "_set_madvise_hugepage", None)
+    if switch is None:
+        yield
+        return
+    previous = switch(False)
+    try:
+        yield
+    finally:
+        switch(previous)
+
+
 def main(argv=None):
     """Run the command with the arguments ``argv`` (default: the command line); returns the exit status."""
     try:
-        output = lines(parser().parse_args(argv))
+        with small_pages():
+            output = lines(parser().parse_args(argv))
     except (CommandError, *USER_ERRORS) as error:
         complain(f"trec_eval: {error}")
         return 1

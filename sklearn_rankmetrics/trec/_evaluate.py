@@ -780,9 +780,16 @@ def maybe_among(values, members):
     shift = np.uint64(64 - bits)
     present = np.zeros(2**bits, dtype=bool)
     present[(id_hash(members) * GOLDEN) >> shift] = True
-    slots = id_hash(values) * GOLDEN
-    slots >>= shift
-    return np.flatnonzero(present[slots])
+    found = []
+    for start in range(0, len(values), BLOCK_ROWS):  # a block at a time: small temporaries, reused
+        slots = id_hash(values[start : start + BLOCK_ROWS]) * GOLDEN
+        slots >>= shift
+        found.append(np.flatnonzero(present[slots]) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+# Rows hashed at a time where a pass over millions of rows needs a temporary array per row.
+BLOCK_ROWS = 2**20
 
 
 # ---- measures: names and parameters, as trec_eval's -m ----------------------------------------

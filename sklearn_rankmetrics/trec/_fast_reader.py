@@ -32,7 +32,8 @@ import stat
 
 import numpy as np
 
-from .._parallel import map_in_threads
+from .._parallel import map_in_threads, thread_count
+from . import _io
 from ._io import (
     GZIP_MAGIC,
     PADDING,
@@ -92,6 +93,7 @@ def fast_columns(source, layout):
     pa = pyarrow_modules()
     if pa is None or (isinstance(source, bytes) and not source):
         return None
+    cuts = ()
     try:
         with chunks(source) as (read, cuts):
 
@@ -109,7 +111,8 @@ def fast_columns(source, layout):
         return None
     finally:
         parts = None
-        pa.default_memory_pool().release_unused()  # the blocks pyarrow keeps for reuse: read, they go back
+        if len(cuts) > 2:  # a large file: the blocks pyarrow keeps for reuse go back, for what follows
+            pa.default_memory_pool().release_unused()
 
 
 def readable_in_place(path):
@@ -129,15 +132,24 @@ def chunks(source):
     """A function reading the bytes ``[start, stop)`` of the file ``source`` (a path, or its bytes), and the
     offsets that cut it into chunks of whole lines (:func:`~._io.chunks_of_lines`)."""
     if isinstance(source, bytes):
-        yield (lambda start, stop: source[start:stop]), chunks_of_lines(source)
+        yield (lambda start, stop: source[start:stop]), chunks_of_lines(source, chunk_bytes(len(source)))
         return
     descriptor = os.open(source, os.O_RDONLY)
     try:
         with mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ) as mapped:  # to find newlines, a page at a time
-            cuts = chunks_of_lines(mapped)
+            cuts = chunks_of_lines(mapped, chunk_bytes(len(mapped)))
         yield (lambda start, stop: os.pread(descriptor, stop - start, start)), cuts
     finally:
         os.close(descriptor)
+
+
+def chunk_bytes(size):
+    """The size of the chunks of a file of ``size`` bytes: CHUNK_BYTES, less where that gives each thread one."""
+    return max(MIN_CHUNK_BYTES, min(_io.CHUNK_BYTES, size // thread_count()))
+
+
+# Files read by threads are cut in chunks of at least this many bytes.
+MIN_CHUNK_BYTES = 2**20
 
 
 def lone_carriage_returns(block):

@@ -346,11 +346,12 @@ def read_bytes(source):
     return name, data
 
 
-def chunks_of_lines(data):
-    """Byte offsets cutting ``data`` into chunks of about CHUNK_BYTES that end at a newline."""
+def chunks_of_lines(data, size=None):
+    """Byte offsets cutting ``data`` into chunks of about ``size`` bytes (CHUNK_BYTES) that end at a newline."""
+    size = CHUNK_BYTES if size is None else size
     cuts = [0]
-    while len(data) - cuts[-1] > CHUNK_BYTES:
-        newline = data.find(b"\n", cuts[-1] + CHUNK_BYTES)
+    while len(data) - cuts[-1] > size:
+        newline = data.find(b"\n", cuts[-1] + size)
         if newline < 0:
             break
         cuts.append(newline + 1)

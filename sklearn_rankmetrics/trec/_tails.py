@@ -57,12 +57,15 @@ def down_to_last_judged_tie(code, score, judged_rows):
         return None
     is_start = differs_from_previous(code)
     starts = np.flatnonzero(is_start)
-    grouped = len(np.unique(code[starts])) == len(starts)
-    if not (grouped and np.all((score[1:] <= score[:-1]) | is_start[1:])):
-        return None
+    if len(np.unique(code[starts])) != len(starts):
+        return None  # a query's rows apart
+    same_query = np.logical_not(is_start[1:], out=is_start[1:])  # in place: is_start is done with
+    step = np.empty(len(code) - 1, dtype=bool)
+    if np.any(np.greater(score[1:], score[:-1], out=step) & same_query):
+        return None  # a score above the one before it
     last = last_judged(starts, judged_rows)
     # Each last row's tie: the rows after it of equal score in its query, a streak of tied rows.
-    tied = np.flatnonzero((score[1:] == score[:-1]) & ~is_start[1:]) + 1  # rows that tie with the row above
+    tied = np.flatnonzero(np.equal(score[1:], score[:-1], out=step) & same_query) + 1  # rows tied with the one above
     if len(tied):
         streak_ends = tied[np.append(np.flatnonzero(np.diff(tied) != 1), len(tied) - 1)]
         place = np.minimum(np.searchsorted(tied, last + 1), len(tied) - 1)
