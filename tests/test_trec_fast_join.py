@@ -172,3 +172,22 @@ def test_a_judged_document_is_found_among_wider_ids():
     qrels = {"q1": {"d1" + "0" * 30: 1}}
     run = {"q1": {"d1" + "0" * 30: 2.0, "d2": 1.0}}
     assert evaluate_run(qrels, run, ["map"]) == {"map": 1.0}
+
+
+def test_a_run_whose_queries_interleave_is_cut_after_it_is_ranked(monkeypatch):
+    # Rows of q1 and q2 alternate: not listed query by query, so the cut waits for the ranking.
+    rng = np.random.default_rng(5)
+    docs = [f"d{doc}" for doc in range(200)]
+    query_id = np.array(["q1", "q2"] * 100)
+    run = Run(query_id, np.array(docs), rng.normal(size=200).round(1))
+    qrels = {"q1": {"d4": 1, "d50": 0}, "q2": {"d7": 2, "d101": 1}}
+    cuts = []
+    cut_before = _tails.down_to_last_judged_tie
+    monkeypatch.setattr(
+        "sklearn_rankmetrics.trec._evaluate.down_to_last_judged_tie", lambda *args: cuts.append(cut_before(*args))
+    )
+    cut = evaluate_run(qrels, run, TAIL_FREE_MEASURES, average=False)
+    assert cuts == [None]
+    whole = evaluate_run(qrels, run, [*TAIL_FREE_MEASURES, "unj.5"], average=False)
+    for name, values in cut.items():
+        np.testing.assert_array_equal(values, whole[name], err_msg=name)

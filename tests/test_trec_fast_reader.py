@@ -335,3 +335,11 @@ def test_numbers_pyarrow_leaves_are_read_on_the_fast_path_as_python_reads_them(t
     run = read_run(path)
     assert not calls
     assert run.score.tobytes() == np.array([float(token) for token in tokens]).tobytes()
+
+
+def test_a_line_longer_than_pyarrow_s_blocks_is_read_by_the_general_reader(tmp_path, monkeypatch):
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d1 1 2.5 r\nq1 Q0 " + b"D" * (_fast_reader.BLOCK_BYTES + 10) + b" 2 1.5 r\n")
+    fast, general = both_readers(monkeypatch, read_run, path)
+    assert fast == general
+    assert len(fast["doc_id"][1][1]) == _fast_reader.BLOCK_BYTES + 10
