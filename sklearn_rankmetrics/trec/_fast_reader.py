@@ -96,6 +96,8 @@ def fast_columns(source, layout):
     cuts = ()
     try:
         with chunks(source) as (read, cuts):
+            if not splittable_start(read(0, min(cuts[-1], HEAD_BYTES))):
+                return None  # tabs or runs of spaces from the start: no chunk need be tried
 
             def columns_of_chunk(start, stop):
                 return chunk_columns(pa, read(start, stop), layout, first=start == 0)
@@ -141,6 +143,20 @@ def chunks(source):
         yield (lambda start, stop: os.pread(descriptor, stop - start, start)), cuts
     finally:
         os.close(descriptor)
+
+
+def splittable_start(head):
+    """Whether the first bytes of a file may be split by pyarrow: no whitespace but single spaces and line ends.
+
+    A cheap look before the chunks are read side by side, so that a file
+    written with tabs or aligned columns goes to the general reader at once.
+    """
+    return b"  " not in head and not any(byte in head for byte in OTHER_WHITESPACE)
+
+
+# The bytes of a file looked at first (splittable_start), and the whitespace and control bytes pyarrow cannot split.
+HEAD_BYTES = 2**16
+OTHER_WHITESPACE = [bytes([byte]) for byte in range(32) if byte not in b"\n\r"]
 
 
 def chunk_bytes(size):
