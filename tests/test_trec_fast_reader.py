@@ -12,6 +12,7 @@ numbers that pyarrow and Python might read differently.
 import gzip
 import io
 import os
+import sys
 import threading
 
 import numpy as np
@@ -343,3 +344,20 @@ def test_a_line_longer_than_pyarrow_s_blocks_is_read_by_the_general_reader(tmp_p
     fast, general = both_readers(monkeypatch, read_run, path)
     assert fast == general
     assert len(fast["doc_id"][1][1]) == _fast_reader.BLOCK_BYTES + 10
+
+
+def test_without_pyarrow_the_general_reader_reads_every_file(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if it were not installed: its import fails
+    assert _fast_reader.pyarrow_modules() is None
+    calls = general_calls(monkeypatch)
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 1.5 r\n")
+    assert list(read_run(path).doc_id) == ["d1", "d2"] and calls == [str(path)]
+
+
+def test_without_reads_at_an_offset_a_file_is_read_whole_first(tmp_path, monkeypatch):
+    monkeypatch.delattr(os, "pread")  # Windows
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 1.5 r\n")
+    calls = general_calls(monkeypatch)
+    assert list(read_run(path).doc_id) == ["d1", "d2"] and not calls

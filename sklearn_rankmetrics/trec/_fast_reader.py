@@ -119,9 +119,10 @@ def fast_columns(source, layout):
 
 def readable_in_place(path):
     """Whether :func:`fast_columns` may read the file at ``path`` in place: a regular file (which the general
-    reader can read again), not empty and not gzip (which the general reader decompresses)."""
+    reader can read again), not empty and not gzip (which the general reader decompresses), where the
+    system reads a file at an offset from several threads (``os.pread``: not on Windows)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        if not (hasattr(os, "pread") and stat.S_ISREG(os.stat(path).st_mode)):
             return False
         with open(path, "rb") as file:
             return file.read(2) not in (GZIP_MAGIC, b"")
