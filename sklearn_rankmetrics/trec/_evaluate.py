@@ -405,7 +405,8 @@ def join(
     run_code = np.repeat(head_code, np.diff(heads, append=n_rows))
     qrels_code = np.searchsorted(vocabulary, qrels_query)
     in_qrels = np.bincount(qrels_code, minlength=len(vocabulary)) > 0
-    in_run = np.bincount(run_code, minlength=len(vocabulary)) > 0
+    in_run = np.zeros(len(vocabulary), dtype=bool)
+    in_run[head_code] = True
     in_run[np.searchsorted(vocabulary, answered_query)] = True
     evaluated = in_qrels & (in_run | complete)
     if not evaluated.any():
@@ -415,7 +416,7 @@ def join(
             "to score every query of the qrels 0."
         )
     score, run_doc_id = run.score, run.doc_id
-    if not in_qrels[run_code].all():  # trec_eval skips run queries nobody judged
+    if not in_qrels[head_code].all():  # trec_eval skips run queries nobody judged
         kept = np.flatnonzero(in_qrels[run_code])
         run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
 
