@@ -33,7 +33,7 @@ import stat
 import numpy as np
 
 from .._parallel import map_in_threads, thread_count
-from . import _io
+from . import _io  # its CHUNK_BYTES, read when used
 from ._io import (
     GZIP_MAGIC,
     PADDING,
@@ -93,7 +93,7 @@ def fast_columns(source, layout):
     pa = pyarrow_modules()
     if pa is None or (isinstance(source, bytes) and not source):
         return None
-    cuts = ()
+    cuts, chunk_parts = (), None
     try:
         with chunks(source) as (read, cuts):
             if not splittable_start(read(0, min(cuts[-1], HEAD_BYTES))):
@@ -102,17 +102,18 @@ def fast_columns(source, layout):
             def columns_of_chunk(start, stop):
                 return chunk_columns(pa, read(start, stop), layout, first=start == 0)
 
-            parts = [part for chunk in map_in_threads(columns_of_chunk, cuts[:-1], cuts[1:]) for part in chunk]
+            chunk_parts = map_in_threads(columns_of_chunk, cuts[:-1], cuts[1:])
+        parts = [part for chunk, _ in chunk_parts for part in chunk]
         if not parts:
             return None
-        columns = {field: np.concatenate([part[field] for part, _, _ in parts]) for field in layout.numbers}
+        columns = {field: np.concatenate([part[field] for part, _ in parts]) for field in layout.numbers}
         for field in layout.ids:
-            columns[field] = joined([part[field] for part, _, _ in parts], sum(sizes[field] for _, sizes, _ in parts))
-        return columns, parts[-1][2]
+            columns[field] = joined([part[field] for part, _ in parts], sum(sizes[field] for _, sizes in parts))
+        return columns, chunk_parts[-1][1]
     except (pa.ArrowInvalid, Unsplittable, OSError):  # the general reader names an error reading the file
         return None
     finally:
-        parts = None
+        parts = chunk_parts = None  # the parts go, then pyarrow's blocks
         if len(cuts) > 2:  # a large file: the blocks pyarrow keeps for reuse go back, for what follows
             pa.default_memory_pool().release_unused()
 
@@ -175,7 +176,7 @@ def lone_carriage_returns(block):
 
 
 def chunk_columns(pa, data, layout, *, first):
-    """The parts of the columns (:func:`batch_columns`) of one chunk of whole lines, each with its last line.
+    """The parts of the columns (:func:`batch_columns`) of one chunk of whole lines, and its last line's tokens.
 
     Raises Unsplittable for a chunk that pyarrow would not split as the
     general reader does: one with a lone ``\\r`` or, where it is the file's
@@ -194,11 +195,11 @@ def chunk_columns(pa, data, layout, *, first):
             column_types=dict.fromkeys(layout.fields, pa.binary()), strings_can_be_null=False
         ),
     )
-    parts = []
+    parts, batch = [], None
     for batch in batches:
-        columns, sizes = batch_columns(pa, batch, layout)
-        parts.append((columns, sizes, [batch.column(index)[-1].as_py() for index in range(len(layout.fields))]))
-    return parts
+        parts.append(batch_columns(pa, batch, layout))
+    last = [] if batch is None else [batch.column(index)[-1].as_py() for index in range(len(layout.fields))]
+    return parts, last
 
 
 def batch_columns(pa, batch, layout):
