@@ -1,31 +1,50 @@
-"""TREC evaluation from files at MS MARCO dev size, against pytrec_eval and ranx.
+"""TREC evaluation from files at MS MARCO dev size: the readers against pyarrow, the command against its peers.
 
-    python benchmarks/bench_trec.py [--queries 7000] [--depth 1000]
+    python benchmarks/bench_trec.py [--trec-eval PATH] [--repeats 3] [--queries 7000] [--depth 1000]
 
 A deterministic collection like MS MARCO passage dev (7,000 queries x 1,000
 retrieved passages, about 1.1 relevant passages per query, most of them
-retrieved) is written once to a temporary folder. Each tool then runs in a
-fresh process, from the files to the mean of every measure: trec_eval's
-standard ("official") measures plus ndcg_cut_10 and recall_1000 for this
-library and pytrec_eval; for ranx, the measures it has (map, mrr, r-precision,
-bpref, precision at trec_eval's 9 cutoffs, ndcg@10, recall@1000). Prints wall
-time from the files to the means (the imports timed apart), peak memory
-(maximum resident set) and the ratios.
+retrieved near the top; a 231 MiB run file) is written once to a temporary
+folder. Then, measured side by side in one run, every timing the best of
+``--repeats`` with the tools taken in turn (the machine's load varies; the
+best is the least disturbed):
 
-Targets (issue #10): at least 20x faster than pytrec_eval including its file
-parsing, and faster than ranx.
+- reading: :func:`~sklearn_rankmetrics.trec.read_run` and
+  :func:`~sklearn_rankmetrics.trec.read_qrels` against ``pyarrow.csv.read_csv``
+  (delimiter " ", types inferred) of the same file, in one process;
+- end to end, each a whole process from its start to its exit (interpreter,
+  imports, reading, evaluation, output), for ``-m official`` and ``-m
+  ndcg_cut.10``: the command ``python -m sklearn_rankmetrics.trec_eval``, C
+  trec_eval (``--trec-eval``: a binary built from usnistgov/trec_eval with
+  ``cc -O2``), pytrec_eval (parse_qrel, parse_run, evaluate, the means) and ranx
+  (Qrels/Run.from_file, evaluate, with the measures of the set it has: map, mrr,
+  r-precision, bpref and precision at trec_eval's cutoffs for official;
+  ndcg@10), with the peak resident memory of each process.
+
+The command's output must equal C trec_eval's, line for line; pytrec_eval's
+and ranx's means of map and ndcg@10 are checked against ours. Also, with
+``--long-ids``, the command's peak memory on the same run with 26-byte
+document ids (``msmarco_passage_00_...``) and with one document id of 20,000
+bytes.
+
+Targets (issue #29): read_run within 1.5x of pyarrow.csv.read_csv; end to end
+at least 2x faster than C trec_eval and 4x faster than pytrec_eval, with a
+peak memory of at most 3x the run file.
 """
 
 import argparse
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import numpy as np
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SETS = ("official", "ndcg_cut.10")
+TOOLS = ("sklearn-rankmetrics", "trec_eval (C, -O2)", "pytrec_eval", "ranx")
 
 
 def write_collection(folder, n_queries, depth, seed=0):
@@ -55,94 +74,214 @@ def write_collection(folder, n_queries, depth, seed=0):
     return qrels_path, run_path
 
 
-# Per tool: its imports (timed apart: importing scikit-learn alone takes about a second here), then the
-# work from the files to the mean of every measure.
-PROGRAMS = {
-    "sklearn-rankmetrics": (
-        "from sklearn_rankmetrics.trec import evaluate_run",
-        """
-        means = evaluate_run(QRELS, RUN, ["official", "ndcg_cut.10", "recall.1000"])
-        summary = (means["map"], means["ndcg_cut_10"], means["recall_1000"])
-        """,
-    ),
-    "pytrec_eval": (
-        "import pytrec_eval",
-        """
-        with open(QRELS) as file:
-            qrels = pytrec_eval.parse_qrel(file)
-        with open(RUN) as file:
-            run = pytrec_eval.parse_run(file)
-        measures = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "num_q", "num_ret",
-                    "num_rel", "num_rel_ret", "ndcg_cut_10", "recall_1000"}
-        per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
-        names = next(iter(per_query.values()))
-        means = {name: pytrec_eval.compute_aggregated_measure(name, [v[name] for v in per_query.values()])
-                 for name in names}
-        summary = (means["map"], means["ndcg_cut_10"], means["recall_1000"])
-        """,
-    ),
-    "ranx": (
-        "from ranx import Qrels, Run, evaluate",
-        """
-        qrels = Qrels.from_file(QRELS, kind="trec")
-        run = Run.from_file(RUN, kind="trec")
-        metrics = ["map", "mrr", "r-precision", "bpref", "ndcg@10", "recall@1000"] + [
-            f"precision@{k}" for k in CUTOFFS]
-        means = evaluate(qrels, run, metrics)
-        summary = (means["map"], means["ndcg@10"], means["recall@1000"])
-        """,
-    ),
+def long_id_variants(folder, qrels_path, run_path, n_rows):
+    """The same collection with 26-byte document ids, and the run with one document id of 20,000 bytes."""
+    long_qrels, long_run = folder / f"{qrels_path.stem}-long-ids.txt", folder / f"{run_path.stem}-long-ids.txt"
+    one_long = folder / f"{run_path.stem}-one-long-id.txt"
+    if not (long_qrels.exists() and long_run.exists() and one_long.exists()):
+        with open(qrels_path, "rb") as source, open(long_qrels, "wb") as target:
+            target.writelines(line.replace(b" 0 ", b" 0 msmarco_passage_00_", 1) for line in source)
+        with open(run_path, "rb") as source, open(long_run, "wb") as target:
+            target.writelines(line.replace(b" Q0 ", b" Q0 msmarco_passage_00_", 1) for line in source)
+        with open(run_path, "rb") as source, open(one_long, "wb") as target:
+            for index, line in enumerate(source):
+                if index == n_rows // 2:
+                    fields = line.split(b" ")
+                    line = b" ".join([*fields[:2], b"D" * 20_000, *fields[3:]])
+                target.write(line)
+    return (long_qrels, long_run), (qrels_path, one_long)
+
+
+READERS = """
+import sys, time
+import pyarrow.csv
+from sklearn_rankmetrics.trec import read_qrels, read_run
+qrels, run, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+def arrow(path, names):
+    return pyarrow.csv.read_csv(
+        path,
+        read_options=pyarrow.csv.ReadOptions(column_names=names),
+        parse_options=pyarrow.csv.ParseOptions(delimiter=" "),
+    )
+
+tasks = {
+    "pyarrow.csv.read_csv (run)": lambda: arrow(run, ["query_id", "Q0", "doc_id", "rank", "score", "tag"]),
+    "read_run": lambda: read_run(run),
+    "pyarrow.csv.read_csv (qrels)": lambda: arrow(qrels, ["query_id", "iteration", "doc_id", "relevance"]),
+    "read_qrels": lambda: read_qrels(qrels),
+}
+best = dict.fromkeys(tasks, float("inf"))
+for _ in range(repeats):
+    for name, task in tasks.items():
+        start = time.perf_counter()
+        task()
+        best[name] = min(best[name], time.perf_counter() - start)
+for name, seconds in best.items():
+    print(f"{name}\\t{seconds}")
+"""
+
+PYTREC_EVAL = """
+import sys, pytrec_eval
+qrels_path, run_path, measures = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+with open(qrels_path) as file:
+    qrels = pytrec_eval.parse_qrel(file)
+with open(run_path) as file:
+    run = pytrec_eval.parse_run(file)
+per_query = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+names = next(iter(per_query.values()))
+for name in sorted(names):
+    print(name, pytrec_eval.compute_aggregated_measure(name, [values[name] for values in per_query.values()]))
+"""
+
+RANX = """
+import sys
+from ranx import Qrels, Run, evaluate
+qrels_path, run_path, measures = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+means = evaluate(Qrels.from_file(qrels_path, kind="trec"), Run.from_file(run_path, kind="trec"), measures)
+means = means if isinstance(means, dict) else {measures[0]: means}  # one measure: its mean alone
+for name, value in sorted(means.items()):
+    print(name, value)
+"""
+
+PYTREC_MEASURES = {
+    "official": "map,gm_map,Rprec,bpref,recip_rank,iprec_at_recall,P,num_q,num_ret,num_rel,num_rel_ret",
+    "ndcg_cut.10": "ndcg_cut_10",
+}
+RANX_MEASURES = {
+    "official": ",".join(["map", "mrr", "r-precision", "bpref"] + [f"precision@{k}" for k in CUTOFFS]),
+    "ndcg_cut.10": "ndcg@10",
 }
 
-MEASURE = """
-import resource, time
+
+def commands(tool, measures, qrels, run, trec_eval):
+    """The command line of one tool, evaluating ``measures`` (official or ndcg_cut.10) from the files."""
+    if tool == "sklearn-rankmetrics":
+        return [sys.executable, "-m", "sklearn_rankmetrics.trec_eval", "-m", measures, qrels, run]
+    if tool == "trec_eval (C, -O2)":
+        return [os.path.abspath(trec_eval), "-m", measures, qrels, run]
+    if tool == "pytrec_eval":
+        return [sys.executable, "-c", PYTREC_EVAL, qrels, run, PYTREC_MEASURES[measures]]
+    return [sys.executable, "-c", RANX, qrels, run, RANX_MEASURES[measures]]
+
+
+# Each tool starts from this small launcher, which times it and reads its peak memory: a process started
+# from a larger one would report that one's memory (Linux keeps the high-water mark across exec).
+LAUNCHER = """
+import os, sys, time
 start = time.perf_counter()
-{imports}
-imported = time.perf_counter()
-{program}
-elapsed = time.perf_counter() - imported
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{{elapsed}} {{imported - start}} {{peak}} {{summary[0]}} {{summary[1]}} {{summary[2]}}")
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+print("bench:", os.waitstatus_to_exitcode(status), time.perf_counter() - start, usage.ru_maxrss, file=sys.stderr)
 """
 
 
-def run_tool(name, qrels_path, run_path):
-    imports, program = PROGRAMS[name]
-    code = f"QRELS, RUN, CUTOFFS = {str(qrels_path)!r}, {str(run_path)!r}, {CUTOFFS!r}\n" + MEASURE.format(
-        imports=imports, program=textwrap.dedent(program)
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if result.returncode:
-        return None, result.stderr.strip().splitlines()[-1]
-    elapsed, imported, peak, *summary = map(float, result.stdout.split())
-    return (elapsed, imported, peak, summary), None
+def run_process(command):
+    """Wall time of a whole process, its peak resident memory (MiB), its output, and its error (or None)."""
+    result = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *command], capture_output=True, text=True)
+    *errors, report = result.stderr.strip().splitlines()
+    status, elapsed, peak = report.split()[1:]
+    failed = errors[-1:] or ["failed"] if int(status) else None
+    return float(elapsed), int(peak) / 1024, result.stdout, failed
+
+
+def summary_values(tool, output):
+    """map and ndcg@10 (where printed) from a tool's output, for the cross-check."""
+    values = {}
+    for line in output.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "all":  # trec_eval's layout
+            values[fields[0]] = fields[2]
+        elif len(fields) == 2:
+            values[fields[0]] = fields[1]
+    aliases = {"map": ("map",), "ndcg@10": ("ndcg_cut_10", "ndcg@10")}
+    return {
+        name: float(values[key])
+        for name, keys in aliases.items()
+        for key in keys
+        if key in values and values[key].replace(".", "", 1).isdigit()
+    }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="C trec_eval built with -O2")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--queries", type=int, default=7000)
     parser.add_argument("--depth", type=int, default=1000)
-    parser.add_argument("--tools", nargs="*", default=list(PROGRAMS))
+    parser.add_argument("--tools", nargs="*", default=list(TOOLS))
+    parser.add_argument("--long-ids", action="store_true", help="also the peak memory with long document ids")
     options = parser.parse_args()
     folder = Path(tempfile.gettempdir()) / "rankmetrics-bench-trec"
     folder.mkdir(exist_ok=True)
     qrels_path, run_path = write_collection(folder, options.queries, options.depth)
-    print(f"{options.queries} queries x {options.depth} documents ({run_path.stat().st_size / 2**20:.0f} MiB run file)")
-    results = {}
-    for name in options.tools:
-        results[name], error = run_tool(name, qrels_path, run_path)
-        if error:
-            print(f"{name:>20}: not run ({error})")
-            continue
-        elapsed, imported, peak, summary = results[name]
-        print(
-            f"{name:>20}: {elapsed:6.2f} s (+ {imported:4.2f} s of imports), peak {peak:6.0f} MiB; "
-            f"map {summary[0]:.4f}, ndcg@10 {summary[1]:.4f}, recall@1000 {summary[2]:.4f}"
-        )
-    ours = results.get("sklearn-rankmetrics")
-    for name, result in results.items():
-        if ours and result and name != "sklearn-rankmetrics":
-            print(f"{name} / sklearn-rankmetrics: {result[0] / ours[0]:.1f}x the time")
+    run_mib = run_path.stat().st_size / 2**20
+    print(f"{options.queries} queries x {options.depth} documents: a {run_mib:.0f} MiB run file")
+    print(f"Times: the best of {options.repeats}, the tools in turn.")
+
+    print("\nReading (one process, each reader in turn):")
+    result = subprocess.run(
+        [sys.executable, "-c", READERS, str(qrels_path), str(run_path), str(options.repeats)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    best = dict(line.split("\t") for line in result.stdout.strip().splitlines())
+    best = {name: float(seconds) for name, seconds in best.items()}
+    for kind, ours in [("run", "read_run"), ("qrels", "read_qrels")]:
+        arrow = best[f"pyarrow.csv.read_csv ({kind})"]
+        ratio = best[ours] / arrow
+        print(f"  {ours:>10}: {best[ours]:6.3f} s, pyarrow.csv.read_csv {arrow:6.3f} s: {ratio:.2f}x its time")
+
+    tools = [tool for tool in options.tools if tool != "trec_eval (C, -O2)" or options.trec_eval]
+    if "trec_eval (C, -O2)" in options.tools and not options.trec_eval:
+        print("\n(no C trec_eval: pass --trec-eval PATH, a binary built with cc -O2 from usnistgov/trec_eval)")
+    for measures in SETS:
+        print(f"\nEnd to end, -m {measures} (whole processes, in turn):")
+        times = {tool: float("inf") for tool in tools}
+        peaks, outputs, failures = {}, {}, {}
+        for _ in range(options.repeats):
+            for tool in tools:
+                if tool in failures:
+                    continue
+                command = commands(tool, measures, str(qrels_path), str(run_path), options.trec_eval)
+                elapsed, peak, output, failed = run_process(command)
+                if failed:
+                    failures[tool] = failed
+                    continue
+                times[tool] = min(times[tool], elapsed)
+                peaks[tool] = max(peaks.get(tool, 0.0), peak)
+                outputs[tool] = output
+        ours = times.get("sklearn-rankmetrics")
+        reference = summary_values("sklearn-rankmetrics", outputs.get("sklearn-rankmetrics", ""))
+        for tool in tools:
+            if tool in failures:
+                print(f"  {tool:>20}: not run ({' '.join(failures[tool])})")
+                continue
+            ratio = f", {times[tool] / ours:5.2f}x ours" if ours and tool != "sklearn-rankmetrics" else ""
+            values = summary_values(tool, outputs[tool])
+            agree = all(abs(values[name] - reference[name]) < 5e-4 for name in values.keys() & reference.keys())
+            check = "" if tool == "sklearn-rankmetrics" else ("; values agree" if agree else "; VALUES DIFFER")
+            if tool == "trec_eval (C, -O2)":
+                same = outputs[tool] == outputs.get("sklearn-rankmetrics")
+                check = "; output identical" if same else "; OUTPUT DIFFERS"
+            print(
+                f"  {tool:>20}: {times[tool]:6.2f} s{ratio}, peak {peaks[tool]:6.0f} MiB "
+                f"({peaks[tool] / run_mib:.1f}x the run file){check}"
+            )
+
+    if options.long_ids:
+        print("\nPeak memory of the command (-m official) with long document ids:")
+        for label, (qrels, run) in zip(
+            ("26-byte document ids", "one document id of 20,000 bytes"),
+            long_id_variants(folder, qrels_path, run_path, options.queries * options.depth),
+            strict=True,
+        ):
+            command = commands("sklearn-rankmetrics", "official", str(qrels), str(run), None)
+            elapsed, peak, _, _ = run_process(command)
+            size = run.stat().st_size / 2**20
+            share = f"{peak / size:.1f}x its {size:.0f} MiB run file"
+            print(f"  {label:>32}: {elapsed:6.2f} s, peak {peak:6.0f} MiB ({share})")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,14 @@ exits with status 1.
 """
 
 import argparse
+import contextlib
 import errno
 import os
 import sys
 
-from .trec._evaluate import check_relevance_level, parse_measure, query_table, summary_of
+import numpy as np
+
+from .trec._evaluate import check_relevance_level, parse_measure, query_table, summary_of, tail_free
 from .trec._judging import join
 from .trec._measures import MEASURES
 from .trec._sources import InputError, as_qrels, as_run
@@ -126,6 +129,7 @@ def lines(options):
             max_depth=options.M,
             judged_only=options.J,
             num_docs=options.N,
+            tail_free=tail_free(requests),
         )
     except InputError as error:
         raise CommandError(about_file(getattr(options, error.source), error)) from error
@@ -192,10 +196,31 @@ def complain(message):
         pass
 
 
+@contextlib.contextmanager
+def small_pages():
+    """numpy's arrays without transparent huge pages while the command runs (numpy's NUMPY_MADVISE_HUGEPAGE).
+
+    The command allocates large arrays once each, for which the kernel's
+    compaction into huge pages costs more than they save: on an MS MARCO
+    run, half the command's system time (0.35 s of 0.7 s, on 2 cores).
+    """
+    core = np._core if hasattr(np, "_core") else np.core  # numpy 2, numpy 1
+    switch = getattr(core.multiarray, "_set_madvise_hugepage", None)
+    if switch is None:
+        yield
+        return
+    previous = switch(False)
+    try:
+        yield
+    finally:
+        switch(previous)
+
+
 def main(argv=None):
     """Run the command with the arguments ``argv`` (default: the command line); returns the exit status."""
     try:
-        output = lines(parser().parse_args(argv))
+        with small_pages():
+            output = lines(parser().parse_args(argv))
     except (CommandError, *USER_ERRORS) as error:
         complain(f"trec_eval: {error}")
         return 1

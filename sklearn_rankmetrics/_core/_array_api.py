@@ -21,7 +21,6 @@ import inspect
 import sys
 
 import numpy as np
-import sklearn
 
 # Libraries whose arrays have an Array API namespace through array-api-compat without naming it themselves
 # (PyTorch's tensors, CuPy's arrays).
@@ -152,6 +151,8 @@ def array_api_support(function=None, *, in_namespace=False):
         found = namespace_of(arguments)
         if found is None:
             return function(*args, **kwargs)
+        import sklearn  # imported here: scikit-learn takes a second, and numpy arrays never get this far
+
         dispatch = sklearn.get_config().get("array_api_dispatch", False)
         if dispatch and computes_in_namespace(args, kwargs) and not in_host_memory(arguments):
             return function(*args, **kwargs)

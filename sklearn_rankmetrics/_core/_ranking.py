@@ -12,7 +12,6 @@ from collections import namedtuple
 from functools import cached_property
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._array_api import to_numpy
 from ._numpy_ops import NUMPY, segment_rows
@@ -341,6 +340,8 @@ class Ranking:
             found, also = self.ops.weighted_means(columns, self.query_weights, also)
         for _, entered in found:
             if not entered:
+                from sklearn.exceptions import UndefinedMetricWarning  # imported here: scikit-learn takes a second
+
                 warn(
                     "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
                     "Pass zero_division=0.0 or 1.0 to score such queries.",

@@ -9,12 +9,15 @@ averaged ties stay exact) and every item the user interacted with (they
 count in R and in the ideal ranking).
 """
 
+import sys
+
 import numpy as np
-from scipy import sparse
 
 
 def is_sparse(y_true):
-    return sparse.issparse(y_true)
+    # No sparse matrix exists before scipy.sparse is imported, which is left to those who make one.
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(y_true)
 
 
 def candidate_rows(y_true, y_score, depth):
@@ -24,6 +27,8 @@ def candidate_rows(y_true, y_score, depth):
     and ``y_score`` the dense scores of the same shape. The rows come user by
     user, then the interactions outside the top k: the ranking groups them.
     """
+    from scipy import sparse
+
     labels = sparse.csr_array(y_true)
     n_items = labels.shape[1]
     depth = min(depth, n_items)

@@ -7,7 +7,6 @@ import difflib
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_array
 
 TIES = ("average", "pessimistic", "optimistic", "stable")
 
@@ -92,19 +91,24 @@ def as_float_array(values, name, *, ndim=(1,)):
     """Convert ``values`` to a float64 array of one of the dimensions ``ndim``, never copying needlessly."""
     if isinstance(values, str) or values is None:
         raise TypeError(f"{name} must be an array-like of numbers; got {plain(values)!r}.")
-    try:
-        array = check_array(
-            values,
-            dtype=np.float64,
-            ensure_2d=False,
-            allow_nd=True,
-            ensure_all_finite=False,
-            ensure_min_samples=0,
-            ensure_min_features=0,
-            input_name=name,
-        )
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"{name} must be an array-like of numbers: {error}") from error
+    if type(values) is np.ndarray and values.dtype == np.float64 and values.ndim > 0:
+        array = values  # nothing to convert: check_array would give it back
+    else:
+        from sklearn.utils.validation import check_array  # imported here: scikit-learn takes a second
+
+        try:
+            array = check_array(
+                values,
+                dtype=np.float64,
+                ensure_2d=False,
+                allow_nd=True,
+                ensure_all_finite=False,
+                ensure_min_samples=0,
+                ensure_min_features=0,
+                input_name=name,
+            )
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{name} must be an array-like of numbers: {error}") from error
     if array.ndim not in ndim:
         shapes = " or ".join(f"{d}-D" for d in ndim)
         raise ValueError(f"{name} must be {shapes}; got an array of shape {array.shape}.")

@@ -1,7 +1,6 @@
 """Binary-relevance metrics: precision, recall and R-precision at k, average precision."""
 
 import numpy as np
-from scipy.stats import hypergeom
 
 from .._core._array_api import array_api_support
 from .._core._docs import fill_doc
@@ -104,6 +103,8 @@ def _hit_rate(ranking, *, k=None, relevance_threshold=1):
         return 1.0 - xp.where(sure, 0.0, miss), n_relevant > 0
     # The straddling blocks are at most one per query: scipy computes their probabilities on numpy's path.
     query, m, r, v = ranking.marked_blocks(straddling, sizes, in_block, visible)
+    from scipy.stats import hypergeom  # imported here: scipy.stats takes a third of a second
+
     miss = np.ones(ranking.n_queries)
     miss[query] = hypergeom.pmf(0, m, r, v)
     return 1.0 - xp.where(sure, 0.0, ops.asarray(miss)), n_relevant > 0

@@ -8,9 +8,8 @@ import re
 import numpy as np
 
 from .._core._validation import TIES, check_flag, check_option
-from ..metrics._names import reads_as_metric_name, shared_kernel
 from ._judging import join
-from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES
+from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, TAIL_FREE
 from ._sources import answered_without_rows, as_qrels, as_run, as_text
 
 # ---- measures: names and parameters, as trec_eval's -m ----------------------------------------
@@ -34,6 +33,9 @@ def parse_measure(spec):
     if base in MEASURES:
         parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
+    # The library's metric names, imported here: the registry imports every metric, and scikit-learn.
+    from ..metrics._names import reads_as_metric_name, shared_kernel
+
     if not reads_as_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
         hint = f" Did you mean {close!r}?" if close else ""
@@ -116,6 +118,8 @@ def library_values(judged, name):
     unless its name sets a threshold itself or asks for graded gains; bpref
     learns which documents are judged.
     """
+    from ..metrics._names import shared_kernel
+
     _, kernel, options = shared_kernel(name, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     zero_division = options.pop("zero_division", 0.0)
     takes = inspect.signature(kernel).parameters
@@ -373,8 +377,14 @@ def evaluate_run(
         ties=ties,
         judged_only=judged_only,
         answered=answered_without_rows(run),
+        tail_free=tail_free(requests),
     )
     return collect(evaluation, requests, average=average)
+
+
+def tail_free(requests):
+    """Whether every requested (measure, parameters) is a trec_eval measure of TAIL_FREE (see :func:`join`)."""
+    return all(base in TAIL_FREE and params != "library" for base, params in requests)
 
 
 def check_relevance_level(level, name):

@@ -142,6 +142,13 @@ def read_qrels(source):
     read_run : Read the run to evaluate against these judgements.
     evaluate_run : Evaluate a run, from these or from files.
 
+    Notes
+    -----
+    With pyarrow installed (the ``pyarrow`` extra), a file whose columns
+    are separated by single spaces, as retrieval systems write them, is split
+    by pyarrow's CSV tokenizer, several times faster; any other is read with
+    numpy. The result is the same, arrays, dtypes and errors included.
+
     Examples
     --------
     >>> import io
@@ -195,6 +202,13 @@ def read_run(source):
     --------
     read_qrels : Read the judgements.
     evaluate_run : Evaluate a run, from these or from files.
+
+    Notes
+    -----
+    With pyarrow installed (the ``pyarrow`` extra), a file whose columns
+    are separated by single spaces, as retrieval systems write them, is split
+    by pyarrow's CSV tokenizer, several times faster; any other is read with
+    numpy. The result is the same, arrays, dtypes and errors included.
 
     Examples
     --------
@@ -275,24 +289,34 @@ def packed(values):
 
 
 def joined(parts, total):
-    """The id arrays of the chunks of a file as one (``total`` bytes of ids in all)."""
-    if len(parts) == 1:
-        return parts[0]
+    """The id arrays of the chunks of a file as one (``total`` bytes of ids in all).
+
+    Fixed width when the whole column fits (:func:`fits_fixed_width`),
+    whichever way each chunk was kept, else bytes objects: the ids alone
+    decide, never where the chunks were cut.
+    """
     count = sum(len(part) for part in parts)
-    if all(part.dtype.kind == "S" for part in parts) and fits_fixed_width(
-        count, max(part.itemsize for part in parts), total
-    ):
-        return np.concatenate(parts)
-    return np.concatenate([part.astype(object) for part in parts])
+    width = max(part.itemsize if part.dtype.kind == "S" else max(map(len, part), default=1) for part in parts)
+    if not fits_fixed_width(count, width, total):
+        return parts[0] if len(parts) == 1 else np.concatenate([part.astype(object, copy=False) for part in parts])
+    if len(parts) == 1 and parts[0].dtype.kind == "S":
+        return parts[0]
+    ids = np.zeros(count, dtype=f"S{width}")
+    matrix, row = ids.view(np.uint8).reshape(count, width), 0
+    for part in parts:  # each part's bytes copied into the first columns: no cast between widths
+        part = part if part.dtype.kind == "S" else part.astype(f"S{width}")
+        matrix[row : row + len(part), : part.itemsize] = part.view(np.uint8).reshape(len(part), part.itemsize)
+        row += len(part)
+    return ids
 
 
 def text(ids):
     """Byte-string ids as str, losslessly: UTF-8, any other byte as a surrogate escape (as ``os.fsdecode``)."""
     if ids.dtype.kind == "S":
-        try:
-            return ids.astype(np.str_)  # ASCII, nearly always: numpy's cast
-        except UnicodeDecodeError:
-            return np.array([value.decode("utf-8", "surrogateescape") for value in ids.tolist()], dtype=np.str_)
+        ids = np.ascontiguousarray(ids)
+        if not len(ids) or ids.view(np.uint8).max() < 128:  # ASCII, nearly always: each byte widened to a character
+            return ids.view(np.uint8).astype(np.uint32).view(f"U{ids.itemsize}")
+        return np.array([value.decode("utf-8", "surrogateescape") for value in ids.tolist()], dtype=np.str_)
     return objects([value.decode("utf-8", "surrogateescape") for value in ids])
 
 
@@ -322,11 +346,12 @@ def read_bytes(source):
     return name, data
 
 
-def chunks_of_lines(data):
-    """Byte offsets cutting ``data`` into chunks of about CHUNK_BYTES that end at a newline."""
+def chunks_of_lines(data, size=None):
+    """Byte offsets cutting ``data`` into chunks of about ``size`` bytes (CHUNK_BYTES) that end at a newline."""
+    size = CHUNK_BYTES if size is None else size
     cuts = [0]
-    while len(data) - cuts[-1] > CHUNK_BYTES:
-        newline = data.find(b"\n", cuts[-1] + CHUNK_BYTES)
+    while len(data) - cuts[-1] > size:
+        newline = data.find(b"\n", cuts[-1] + size)
         if newline < 0:
             break
         cuts.append(newline + 1)
@@ -337,11 +362,30 @@ def chunks_of_lines(data):
 def read_columns(source, layout):
     """Read a qrels or run file: its id columns as bytes, its number columns parsed.
 
-    Chunks of lines are tokenised and parsed side by side; every error names
-    the file and the line. Also returns the tokens of the last line that
+    pyarrow's tokenizer reads the files it splits as the general reader does
+    (:mod:`._fast_reader`: single spaces, nothing to skip), where it is
+    installed; the general reader reads the others, and names the file and
+    the line of any error. Also returns the tokens of the last line that
     holds data (an empty list when none does).
     """
+    from ._fast_reader import fast_columns, readable_in_place  # which import this module
+
+    if isinstance(source, str | os.PathLike) and readable_in_place(source):
+        found = fast_columns(os.fspath(source), layout)
+        if found is not None:
+            return os.fspath(source), *found
     name, data = read_bytes(source)
+    found = fast_columns(data, layout)
+    if found is not None:
+        return name, *found
+    return name, general_columns(name, data, layout), last_data_line(data)
+
+
+def general_columns(name, data, layout):
+    """The columns of a file's bytes, read with numpy: any whitespace, comments, blank lines; named errors.
+
+    Chunks of lines are tokenised and parsed side by side.
+    """
     cuts = chunks_of_lines(data)
     first_lines = np.cumsum([1] + [data.count(b"\n", start, stop) for start, stop in itertools.pairwise(cuts[:-1])])
 
@@ -355,7 +399,7 @@ def read_columns(source, layout):
     columns = {field: np.concatenate([chunk[field] for chunk, _ in chunks]) for field in layout.numbers}
     for field in layout.ids:
         columns[field] = joined([chunk[field] for chunk, _ in chunks], sum(sizes[field] for _, sizes in chunks))
-    return name, columns, last_data_line(data)
+    return columns
 
 
 class BadLine(ValueError):
@@ -474,6 +518,8 @@ def report_bad_line(buffer, line_ends, wrong, control, layout):
 
 # Zero bytes after a chunk, so that a token near its end can be read as a window of PADDING bytes.
 PADDING = 64
+# The masks that keep the first 0 to 8 bytes of a little-endian 64-bit word.
+LOW_BYTES = np.array([2 ** (8 * count) - 1 for count in range(9)], dtype=np.uint64)
 
 
 def fixed_width(padded, size, starts, lengths):
@@ -482,13 +528,18 @@ def fixed_width(padded, size, starts, lengths):
     ``padded`` holds the ``size`` bytes of the chunk followed by PADDING zero bytes.
     """
     width = int(lengths.max(initial=1))
+    if width <= 8:  # nearly always: each token one unaligned 64-bit load, the bytes past its end masked off
+        words = np.ndarray((size,), dtype="<u8", buffer=padded, strides=(1,))[starts]
+        words &= LOW_BYTES[lengths]
+        return np.ascontiguousarray(words.view(np.uint8).reshape(-1, 8)[:, :width]).view(f"S{width}").reshape(-1)
     if width > PADDING:
         padded = np.concatenate((padded[:size], np.zeros(width, dtype=np.uint8)))
-    # Every window of ``width`` bytes, without copying; one gather takes each token's.
-    windows = np.lib.stride_tricks.as_strided(padded, shape=(size, width), strides=(1, 1), writeable=False)
-    matrix = windows[starts]
-    matrix[np.arange(width) >= lengths[:, None]] = 0
-    return matrix.view(f"S{width}").reshape(-1)
+    # Every window of ``width`` bytes as one string, without copying; one gather takes each token's, and the
+    # bytes past each token's end are zeroed.
+    windows = np.ndarray((size,), dtype=f"S{width}", buffer=padded, strides=(1,))
+    tokens = windows[starts]
+    tokens.view(np.uint8).reshape(len(tokens), width)[...] *= np.arange(width) < lengths[:, None]
+    return tokens
 
 
 def tokens(data, offset, padded, size, starts, ends, fits):

@@ -10,6 +10,7 @@ from .._core._ranking import Ranking
 from ..metrics._tie_expectations import hypergeometric_laws
 from ._measures import NONPOOL, UNJUDGED, JudgedRanking
 from ._sources import InputError, as_keys, comparable, shown
+from ._tails import down_to_last_judged, down_to_last_judged_tie
 
 
 @dataclass
@@ -47,13 +48,17 @@ def join(
     judged_only=False,
     num_docs=0,
     answered=None,
+    tail_free=False,
 ):
     """Join a run to its qrels: each query's retrieved documents in rank order, then its judged unretrieved ones.
 
     ``judged_only`` (trec_eval -J) removes the unjudged documents from the
     rankings; ``num_docs`` (-N) is the collection size for utility;
     ``answered``: ids of queries that the run answers with no document
-    (a dict's empty entries), evaluated like the others.
+    (a dict's empty entries), evaluated like the others; ``tail_free``:
+    only measures of ``TAIL_FREE`` will be computed, so the documents below
+    each query's last judged one are left out of its ranking and only
+    counted (not with ``ties="average"``, whose tie blocks they may share).
     """
     n_rows = len(run.score)
     if not n_rows and answered is None and not complete:
@@ -69,10 +74,12 @@ def join(
     # Query codes: the run usually lists each query's rows together, so only the heads need looking up.
     heads = np.flatnonzero(differs_from_previous(run_query))
     vocabulary = np.unique(np.concatenate((run_query[heads], answered_query, qrels_query)))
-    run_code = np.repeat(np.searchsorted(vocabulary, run_query[heads]), np.diff(heads, append=n_rows))
+    head_code = np.searchsorted(vocabulary, run_query[heads]).astype(np.int32 if len(vocabulary) < 2**31 else np.int64)
+    run_code = np.repeat(head_code, np.diff(heads, append=n_rows))
     qrels_code = np.searchsorted(vocabulary, qrels_query)
     in_qrels = np.bincount(qrels_code, minlength=len(vocabulary)) > 0
-    in_run = np.bincount(run_code, minlength=len(vocabulary)) > 0
+    in_run = np.zeros(len(vocabulary), dtype=bool)
+    in_run[head_code] = True
     in_run[np.searchsorted(vocabulary, answered_query)] = True
     evaluated = in_qrels & (in_run | complete)
     if not evaluated.any():
@@ -82,20 +89,36 @@ def join(
             "to score every query of the qrels 0."
         )
     score, run_doc_id = run.score, run.doc_id
-    if not in_qrels[run_code].all():  # trec_eval skips run queries nobody judged
+    if not in_qrels[head_code].all():  # trec_eval skips run queries nobody judged
         kept = np.flatnonzero(in_qrels[run_code])
         run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
 
     names = (vocabulary, qrels.doc_id)
-    raw, qrels_row = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
+    judged_rows, judged_qrels_rows = judgements(qrels_code, qrels_doc, qrels.relevance, run_code, run_doc, names)
+    trimmed = tail_free and ties != "average"
+    n_retrieved = None  # per query code, where the rankings leave out the rows below the last judged ones
+    if trimmed and max_depth is None:
+        kept = down_to_last_judged_tie(run_code, score, judged_rows)
+        if kept is not None:  # a run listed by query and score: most of its rows are left out before ranking
+            check_retrieved_once(run_code, run_doc, (vocabulary, run_doc_id))
+            n_retrieved = np.bincount(run_code, minlength=len(vocabulary))
+            run_code, run_doc, score, run_doc_id = run_code[kept], run_doc[kept], score[kept], run_doc_id[kept]
+            judged_rows = np.searchsorted(kept, judged_rows)
+    raw, qrels_row = judgement_codes(len(run_code), judged_rows, judged_qrels_rows, qrels.relevance)
     order, retrieved_code, depth = ranked(run_code, score, run_doc, raw, ties=ties, max_depth=max_depth)
     raw, qrels_row = raw[order], qrels_row[order]
-    check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
+    if n_retrieved is None:  # else checked on every row above
+        check_retrieved_once(retrieved_code, run_doc[order], (vocabulary, run_doc_id[order]))
     laws = None
     if judged_only:
         if depth is not None:
             laws = judged_depth_laws(retrieved_code, raw, score[order], depth)
         kept = raw >= 0
+        order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
+    if trimmed:
+        if n_retrieved is None or judged_only:
+            n_retrieved = np.bincount(retrieved_code, minlength=len(vocabulary))
+        kept = down_to_last_judged(retrieved_code, raw)
         order, retrieved_code, raw, qrels_row = order[kept], retrieved_code[kept], raw[kept], qrels_row[kept]
     # Judged documents not retrieved (or cut by max_depth) rank last, after each query's retrieved ones;
     # with complete=True the qrels queries the run lacks are evaluated too, as rankings of such documents only.
@@ -114,7 +137,7 @@ def join(
         # Blocks of equal scores; the rows not retrieved form one more block, below a retrieved score of -inf.
         scores = np.insert(np.maximum(score[order], np.finfo(np.float64).min), places, -np.inf)
         block_changes = differs_from_previous(scores) | is_query_start
-    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs)
+    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs, n_retrieved)
     ranked_codes = codes[is_query_start]
     parts = [Part(rows.judged_ranking(depth=depth))] if laws is None else rows.mixture(ranked_codes, *laws)
     ranked_query = np.zeros(len(vocabulary), dtype=bool)
@@ -141,13 +164,14 @@ class Rows:
     block_changes: np.ndarray
     level: int
     num_docs: int
+    n_retrieved: np.ndarray | None = None  # per query code, where rows below the last judged one were left out
 
     def judged_ranking(self, rows=slice(None), *, depth=None):
         """The JudgedRanking of some ``rows`` (whole queries), with only their top ``depth`` retrieved.
 
         The blocks of tied scores wholly below the depth are not retrieved;
         one that straddles it is, and the ranking's depth limits what counts
-        (:class:`~sklearn_rankmetrics._core._ranking.Ranking`).
+        (:class:`~sklearn_rankmetrics._grouping.Ranking`).
         """
         codes, raw, retrieved, changes = (
             values[rows] for values in (self.codes, self.raw, self.retrieved, self.block_changes)
@@ -168,7 +192,8 @@ class Rows:
         retrieved = None if retrieved.all() else retrieved
         ranking = Ranking(labels, query_starts, block_starts, retrieved=retrieved, depth=depth)
         ranking.top_label = self.top_label  # that of every query: ERR scales its gains by it
-        return JudgedRanking(ranking, raw, self.level, self.num_docs)
+        n_retrieved = None if self.n_retrieved is None else self.n_retrieved[codes[query_starts]]
+        return JudgedRanking(ranking, raw, self.level, self.num_docs, n_retrieved)
 
     @cached_property
     def top_label(self):
@@ -299,7 +324,7 @@ def trec_order(code, score, doc):
 
 
 def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, names):
-    """Each retrieved row's judgement (or NONPOOL, UNJUDGED) and its qrels row (-1: none).
+    """The retrieved rows judged in the qrels (increasing), and the qrels row of each.
 
     ``names`` (the query vocabulary and the qrels' document ids) name the
     query and document of a duplicate in the error.
@@ -325,11 +350,16 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     retrieved_key = retrieved_code[known].astype(np.int64) * len(documents) + place
     slot = np.minimum(np.searchsorted(sorted_key, retrieved_key), len(sorted_key) - 1)
     found = sorted_key[slot] == retrieved_key
-    qrels_row = np.full(len(retrieved_doc), -1, dtype=np.int64)
-    qrels_row[known[found]] = by_key[slot[found]]
-    matched = qrels_row >= 0
-    judgement = np.where(matched, relevance[np.maximum(qrels_row, 0)], NONPOOL)
-    raw = np.where(judgement < 0, np.where(matched, UNJUDGED, NONPOOL), judgement)
+    return known[found], by_key[slot[found]]
+
+
+def judgement_codes(n_rows, judged_rows, qrels_rows, relevance):
+    """Each of ``n_rows`` retrieved rows' judgement (or NONPOOL, UNJUDGED) and its qrels row (-1: none), from
+    the rows judged (:func:`judgements`)."""
+    qrels_row = np.full(n_rows, -1, dtype=np.int64)
+    qrels_row[judged_rows] = qrels_rows
+    raw = np.full(n_rows, NONPOOL, dtype=np.int64)
+    raw[judged_rows] = np.where(relevance[qrels_rows] < 0, UNJUDGED, relevance[qrels_rows])
     return raw, qrels_row
 
 
@@ -342,12 +372,19 @@ def check_retrieved_once(code, doc, names):
     """
     if len(code) < 2:
         return
-    key = id_hash(doc) ^ (code.astype(np.uint64) * GOLDEN)
-    sorted_key = np.sort(key)
+
+    def keys():  # one array of the run's size, computed in place
+        key = code.astype(np.uint64)
+        key *= GOLDEN
+        key ^= id_hash(doc)
+        return key
+
+    sorted_key = keys()
+    sorted_key.sort()  # in place: the keys are computed again in the rare case of a repeat
     repeated = sorted_key[1:][sorted_key[1:] == sorted_key[:-1]]
     if not len(repeated):
         return
-    suspects = np.flatnonzero(np.isin(key, repeated))
+    suspects = np.flatnonzero(np.isin(keys(), repeated))
     suspects = suspects[np.lexsort((doc[suspects], code[suspects]))]
     twice = (doc[suspects[1:]] == doc[suspects[:-1]]) & (code[suspects[1:]] == code[suspects[:-1]])
     if twice.any():
@@ -365,30 +402,65 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def id_hash(ids):
-    """A 64-bit hash of each id (equal ids, equal hashes): integers as they are, strings 8 bytes at a time."""
+    """A 64-bit hash of each id: integers as they are, strings 8 bytes at a time, objects by Python's hash.
+
+    Equal ids have equal hashes, whatever the width of their arrays: the
+    zero padding of a wider array adds nothing (the hash is a sum of the
+    words, each times its own odd multiplier), so that ids of two arrays
+    (a run's and its qrels') compare by their hashes.
+    """
     if ids.dtype.kind in "iu":
-        return ids.astype(np.uint64)
+        return ids.astype(np.uint64, copy=False)
     if ids.dtype.kind not in "SU":
-        return np.array([hash(value) for value in ids], dtype=np.int64).view(np.uint64)
-    width = ids.dtype.itemsize
-    padded = np.zeros((len(ids), -(-width // 8) * 8), dtype=np.uint8)
-    padded[:, :width] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), width)
+        return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)).view(np.uint64)
     hashes = np.zeros(len(ids), dtype=np.uint64)
-    for word in padded.view(np.uint64).T:
-        hashes = (hashes ^ word) * GOLDEN
+    for power, word in enumerate(little_endian_words(np.ascontiguousarray(ids)), start=1):
+        word *= np.uint64(pow(int(GOLDEN), power, 2**64))  # odd: a multiplier that loses no bit
+        hashes += word
     return hashes
 
 
-def maybe_among(values, members, bits=24):
+def little_endian_words(ids):
+    """Each 8 bytes of fixed-width ids (the last ones zero padded) as little-endian integers, one array at a time.
+
+    Read in place, without a padded copy of the ids: a word inside each id
+    by an unaligned strided view, the last partial one from the 8 bytes that
+    end the id, shifted.
+    """
+    count, width = len(ids), ids.itemsize
+    if width < 8:
+        padded = np.zeros((count, 8), dtype=np.uint8)
+        padded[:, :width] = ids.view(np.uint8).reshape(count, width)
+        yield padded.view("<u8").reshape(-1)
+        return
+    for offset in range(0, width - 7, 8):
+        yield np.ndarray((count,), dtype="<u8", buffer=ids, offset=offset, strides=(width,)).copy()
+    if width % 8:
+        last = np.ndarray((count,), dtype="<u8", buffer=ids, offset=width - 8, strides=(width,)).copy()
+        last >>= np.uint64(8 * (8 - width % 8))
+        yield last
+
+
+def maybe_among(values, members):
     """Indices of the ``values`` that may be among the ``members``: all of those that are, and a few more.
 
-    For uint64 keys, a one-hash Bloom filter of 2**bits bits (Fibonacci
-    hashing) clears most of the others with one lookup each, far faster than a
-    binary search; other ids are all kept, for the exact test that follows.
+    A one-hash Bloom filter (Fibonacci hashing of the ids' 64-bit hashes, or
+    of uint64 keys themselves) clears most of the others with one lookup
+    each, far faster than a binary search: of 2**bits places, about 32 per
+    member (a table that stays in the cache; a non-member passes 1 time in
+    32), at most 2**24. The exact test follows.
     """
-    if values.dtype != np.uint64:
-        return np.arange(len(values))
+    bits = int(np.clip(np.ceil(np.log2(max(len(members), 1))) + 5, 10, 24))
     shift = np.uint64(64 - bits)
     present = np.zeros(2**bits, dtype=bool)
-    present[(members * GOLDEN) >> shift] = True
-    return np.flatnonzero(present[(values * GOLDEN) >> shift])
+    present[(id_hash(members) * GOLDEN) >> shift] = True
+    found = []
+    for start in range(0, len(values), BLOCK_ROWS):  # a block at a time: small temporaries, reused
+        slots = id_hash(values[start : start + BLOCK_ROWS]) * GOLDEN
+        slots >>= shift
+        found.append(np.flatnonzero(present[slots]) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+# Rows hashed at a time where a pass over millions of rows needs a temporary array per row.
+BLOCK_ROWS = 2**20

@@ -48,6 +48,9 @@ class JudgedRanking:
     raw: np.ndarray
     level: int
     num_docs: int = 0  # documents in the collection, for utility (trec_eval -N)
+    # The number of documents each query retrieved, where the ranking leaves out those below its last judged one
+    # (see TAIL_FREE); None: the ranking's own.
+    n_retrieved: np.ndarray | None = None
 
     @cached_property
     def retrieved(self):
@@ -76,7 +79,8 @@ class JudgedRanking:
 
     @cached_property
     def num_ret(self):
-        return self.ranking.n_retrieved.astype(np.float64)
+        n_retrieved = self.ranking.n_retrieved if self.n_retrieved is None else self.n_retrieved
+        return n_retrieved.astype(np.float64)
 
     @cached_property
     def num_rel(self):
@@ -171,6 +175,7 @@ def rprec_mult(judged, multiples):
 
 
 def interpolated(judged, levels):
+    levels = np.asarray(levels, dtype=np.float64)
     return list(judged.binary_values(_interpolated_precision, recall_levels=levels).T)
 
 
@@ -521,3 +526,10 @@ NICKNAMES = {
     ),
 }
 NICKNAMES["all_trec"] = tuple(MEASURES)
+
+#: The measures whose values the documents retrieved below a query's last judged one change only through their
+#: number (num_ret): everything those documents add is 0, and no measure here looks at them one by one, as
+#: ``unj`` (the unjudged share of the top k), ``relstring`` (a character each) and ``rbp_resid`` (a weight
+#: each) do. When every requested measure is one of these, the evaluation leaves those rows out of its
+#: rankings (most of a run, against sparse judgements such as MS MARCO's) and counts them in num_ret alone.
+TAIL_FREE = frozenset(MEASURES) - {"unj", "relstring", "rbp_resid"}

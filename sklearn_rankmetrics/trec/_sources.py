@@ -41,9 +41,11 @@ def source_columns(source, what, kind, names, read):
         columns, name = flatten(source, what), ""
     elif hasattr(source, "columns"):
         columns, name = frame_columns(source, names, what), ""
-    else:
-        source = source if isinstance(source, kind) else read(source)
+    elif isinstance(source, kind):
         columns, name = tuple(getattr(source, column) for column in names), getattr(source, "name", "")
+    else:  # a file: its ids are checked already, nonempty without whitespace or control bytes
+        source = read(source)
+        return tuple(getattr(source, column) for column in names), getattr(source, "name", "")
     return checked_columns(what, names, columns), name
 
 
@@ -121,7 +123,7 @@ def as_scores(values, query_id, doc_id):
             where = first_row(~np.array(numeric, dtype=bool), query_id, doc_id) if values.dtype.kind == "O" else ""
             raise InputError("run", f"run scores must be numbers; got dtype {values.dtype} {where}".strip() + ".")
     try:
-        scores = values.astype(np.float64)
+        scores = values.astype(np.float64, copy=False)  # a Run's own scores: read, never written
     except OverflowError:  # a Python int beyond float64 (an overflowing float would have been inf already)
         beyond = np.array([not float_fits(value) for value in values], dtype=bool)
         raise InputError(
@@ -212,7 +214,7 @@ def id_bytes(ids, what="ids"):
     if not len(ids):
         return np.zeros(0, dtype="S1")
     if kind == "S":
-        return checked_fixed_width(ids, what)
+        return checked_fixed_width(np.ascontiguousarray(ids), what)  # a slice of ids reads as its own bytes
     if kind in ("i", "u"):
         # numpy's cast, as wide as the longest decimal text: that of the smallest id or of the largest.
         return ids.astype(f"S{max(len(str(ids.min())), len(str(ids.max())))}")
@@ -304,9 +306,11 @@ def as_keys(first, second):
         return first, second
 
     def keys(ids):
-        padded = np.zeros((len(ids), 8), dtype=np.uint8)
-        padded[:, : ids.itemsize] = ids.view(np.uint8).reshape(len(ids), ids.itemsize)
-        return padded.view(">u8").reshape(-1).astype(np.uint64)
+        count, width = len(ids), ids.itemsize
+        words = np.zeros(count, dtype=">u8")
+        words.view(np.uint8).reshape(count, 8)[:, :width] = ids.view(np.uint8).reshape(count, width)
+        # The same bytes in reverse, read little-endian: the big-endian value, in place.
+        return words.byteswap(inplace=True).view("<u8")
 
     return keys(first), keys(second)
 
