@@ -21,6 +21,7 @@ __all__ = ["ranking_report"]
 
 WEIGHT = "__weight__"
 SHUFFLE_KEY = "__query_key__"
+ROW = "__row__"  # each row's place in the whole frame, for ties="stable"
 
 
 def import_dask():
@@ -44,6 +45,8 @@ def per_query_values(frame, *, query, label, score, weight, metrics, ties):
     columns = {query: frame[query].iloc[:0], **{name: pd.Series([], dtype=float) for name in metrics}}
     if len(frame) == 0:
         return pd.DataFrame({**columns, WEIGHT: pd.Series([], dtype=float)})
+    if ROW in frame:  # the shuffle moved the rows: back to the frame's order, which stable ties follow
+        frame = frame.sort_values(ROW, kind="stable")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the reduction warns once, for the whole log
         report = in_memory_report(
@@ -91,7 +94,8 @@ def ranking_report(
     metrics : sequence of str, default=("ndcg@10", "map", "mrr")
         Metric names, as for :func:`sklearn_rankmetrics.ranking_report`.
     ties : {"average", "pessimistic", "optimistic", "stable"}, default="average"
-        Order of documents with equal scores.
+        Order of documents with equal scores; ``"stable"``: the order of the
+        rows in ``frame`` (partition by partition), whatever its partitions.
     average : bool, default=True
         True: compute and return each metric's weighted mean over queries.
         False: return the per-query values, lazily, as a Dask DataFrame with
@@ -112,7 +116,10 @@ def ranking_report(
     Notes
     -----
     The shuffle on the query column moves every row once; each partition
-    then holds whole queries, so per-query values are exact. The means are
+    then holds whole queries, so per-query values are exact. With
+    ``ties="stable"`` each row first gets its place in the frame (a running
+    count over the partitions), and each partition puts its rows back in
+    that order, so that tied scores keep the frame's order. The means are
     sums of per-query values (undefined queries counted apart) divided by
     sums of weights: they equal the in-memory report's to rounding.
 
@@ -149,6 +156,10 @@ def ranking_report(
     kept = [column for column in (query, label, score, weight) if column is not None]
     options = {"query": query, "label": label, "score": score, "weight": weight, "metrics": metrics, "ties": ties}
     rows = frame[kept]
+    if ties == "stable":
+        # The shuffle does not keep the rows' order: number them first, across the partitions in order.
+        rows = rows.assign(**{ROW: 1})
+        rows = rows.assign(**{ROW: rows[ROW].cumsum()})
     meta = per_query_values(rows._meta, **options)
     key = query
     if rows[query].dtype == object:

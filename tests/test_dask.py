@@ -73,6 +73,29 @@ def test_dask_per_query_values_equal_the_in_memory_table(client):
         np.testing.assert_allclose(per_query[name], expected[name], rtol=1e-15, err_msg=name)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize(
+    ("scheduler", "shuffle"), [("sync", "disk"), ("threads", "disk"), ("sync", "tasks"), ("distributed", "p2p")]
+)
+def test_stable_ties_follow_the_frames_row_order_whatever_the_partitions(client, scheduler, shuffle):
+    # The shuffle moves rows between partitions: stable ties once depended on where rows landed (mrr 0.5 in one
+    # partition, 1.0 in two, with the local schedulers' default disk shuffle).
+    rows = pd.DataFrame({"qid": [1, 2, 1, 2], "label": [0, 0, 1, 1], "score": [1.0] * 4})
+    settings = {"dataframe.shuffle.method": shuffle, **({} if scheduler == "distributed" else {"scheduler": scheduler})}
+    big = log(4)
+    expected = ranking_report(
+        big["label"], big["score"], qid=big["qid"], metrics=METRICS, ties="stable", average=False, zero_division=np.nan
+    )
+    with dask.config.set(settings):
+        for npartitions in (1, 2, 4):
+            frame = dd.from_pandas(rows, npartitions=npartitions)
+            assert dask_report(frame, metrics=["mrr"], ties="stable")["mrr"] == 0.5  # label 0 first in each query
+        per_query = dask_report(dd.from_pandas(big, npartitions=7), metrics=METRICS, ties="stable", average=False)
+        per_query = per_query.compute().sort_values("qid").reset_index(drop=True)
+    for name in METRICS:
+        np.testing.assert_allclose(per_query[name], expected[name], rtol=1e-15, err_msg=name)
+
+
 def test_dask_report_warns_about_undefined_queries_and_checks_columns(client):
     rows = log(2)
     with pytest.warns(UndefinedMetricWarning, match="scored zero_division in the means"):

@@ -9,15 +9,13 @@ lowers as the gain found so far nears the target T.
 """
 
 import numpy as np
-from scipy.special import polygamma
 
 from .._core._array_api import array_api_support
 from .._core._docs import fill_doc
 from .._core._inputs import evaluate
 from .._core._numpy_ops import segment_accumulate
-from .._core._validation import check_k, check_option, check_real
+from .._core._validation import check_k, check_real
 from ._dcg import _dcg
-from ._ir_measures import STRICT_TIES
 
 
 def scaled_gains(ranking, max_grade):
@@ -35,29 +33,46 @@ def scaled_gains(ranking, max_grade):
     return ranking.judged_labels / max_grade if max_grade > 0 else ranking.judged_labels * 0.0
 
 
-def scaled_square_tail(start, stop=None):
-    """``start**2 * sum_{j >= 0, start + j < stop} 1 / (start + j)**2`` for ``start > 0`` (stop=None: inf), at least 1.
+# The first terms of a tail sum are added one by one; from this shift on, the asymptotic expansion of the
+# trigamma function is exact to float64 (its first term left out is below 1e-17 of the sum).
+SHIFT = 32
+# psi_1(x) ~ sum_m c_m x**-m: the powers m and coefficients c_m (1, 1/2, then the Bernoulli numbers B_2j at 2j + 1).
+TRIGAMMA_SERIES = ((1, 1.0), (2, 0.5), (3, 1 / 6), (5, -1 / 30), (7, 1 / 42), (9, -1 / 30), (11, 5 / 66))
 
-    A difference of trigamma functions, taken from ``start + 1`` on so that
-    a tiny ``start`` loses nothing: the first term is 1.
+
+def scaled_square_tail(start, terms=None):
+    """``start**2 * sum_{j=0}^{terms-1} 1 / (start + j)**2`` for ``start > 0`` and ``terms >= 1`` (None: inf).
+
+    At least 1 (the first term is exactly 1), for any ``start``. A difference
+    of trigamma functions ``psi_1(start) - psi_1(start + terms)`` would cancel
+    where ``start`` is large next to ``terms`` (a large target, a finite k).
+    Instead the first SHIFT terms are summed directly, all positive, and the
+    rest from ``x = start + SHIFT`` on is the difference of the asymptotic
+    series of psi_1 term by term, each ``x**-m - (x + n)**-m`` computed as
+    ``x**-m (1 - (1 + n/x)**-m)`` with ``expm1`` and ``log1p``: no
+    subtraction of close numbers anywhere, at any scale.
     """
-    tail = polygamma(1, start + 1.0)
-    if stop is not None:
-        tail = tail - polygamma(1, np.maximum(stop, start + 1.0))
-    return 1.0 + start * (start * tail)  # start * tail is about 1 for large start: no overflow
+    start = np.asarray(start, dtype=np.float64)
+    terms = np.asarray(np.inf if terms is None else terms, dtype=np.float64)
+    j = np.arange(SHIFT, dtype=np.float64)
+    first = np.where(j < terms[..., None], (start[..., None] / (start[..., None] + j)) ** 2, 0.0).sum(axis=-1)
+    x = start + SHIFT
+    ratio = np.log1p(np.maximum(terms - SHIFT, 0.0) / x)  # log((x + n) / x); inf for n = inf
+    rest = sum(c * x ** (2.0 - m) * -np.expm1(-m * ratio) for m, c in TRIGAMMA_SERIES)
+    return first + (start / x) ** 2 * rest
 
 
 def insq_weights(target, n_ranks, k=None):
     """INSQ's W(i) for i = 1 .. n_ranks (0 past ``k``): (2T / (i + 2T - 1))**2 over their sum to ``k`` (or inf).
 
     C(i) does not depend on the gains, and the product of C over the ranks
-    above i telescopes to (2T / (i + 2T - 1))**2, whose sum is a
-    trigamma difference.
+    above i telescopes to (2T / (i + 2T - 1))**2, summed by
+    :func:`scaled_square_tail`.
     """
     m = 2.0 * target
     ranks = np.arange(1, n_ranks + 1, dtype=np.float64)
     reach = (m / ((ranks - 1.0) + m)) ** 2  # (rank - 1) first: exact, so that a tiny m keeps rank 1's reach 1
-    total = scaled_square_tail(m, None if k is None else m + k)
+    total = scaled_square_tail(m, k)
     if k is not None:
         reach[k:] = 0.0
     return reach / total
@@ -80,13 +95,10 @@ def _inst(ranking, *, target=1.0, max_grade=None, k=None):
             "is a probability for every ranking only when T >= 1/2 (T is the gain wanted, 1 or more in practice)."
         )
     k = check_k(k)
-    if ranking.has_ties:
-        raise ValueError(
-            "INST is defined on one ordering of the documents: its chance to go on depends on the gain found so "
-            "far, and its mean over the orderings of tied scores has no closed form. Use ties='stable', "
-            "'pessimistic' or 'optimistic'."
-        )
     gains = ranking.shown(scaled_gains(ranking, max_grade))  # 0 on the rows not retrieved
+    check_order_free(ranking, gains, k)
+    if ranking.depth is not None:  # trec_eval's depth cuts a tie block of equal gains: its rows below gain nothing
+        gains = np.where(ranking.positions < ranking.depth, gains, 0.0)
     starts, sizes = ranking.query_starts, ranking.query_sizes
     ranks = ranking.positions + 1.0
     found = segment_accumulate(np.add, gains, starts, sizes)  # gain up to and including each rank
@@ -101,16 +113,48 @@ def _inst(ranking, *, target=1.0, max_grade=None, k=None):
         reach[ranking.positions >= k] = 0.0
     # Past a query's last document the gain stays at its total G, and the product telescopes:
     # C(j) for j > n is ((j + a - 1) / (j + a))**2 with a = 2T - G, so the ranks n + 1 .. k are reached with
-    # reach(n + 1) ((n + a) / (i - 1 + a))**2, summed by a trigamma difference.
+    # reach(n + 1) ((n + a) / (i - 1 + a))**2, summed by scaled_square_tail from n + a over k - n ranks.
     last = starts + sizes - 1
     n, total = sizes.astype(np.float64), found[last]
     after_last = reach[last] * go_on[last]
     start = n + 2.0 * target - total  # >= 2T: the gains are at most 1
-    stop = None if k is None else k + 2.0 * target - total
-    beyond = np.where(n < (np.inf if k is None else k), after_last * scaled_square_tail(start, stop), 0.0)
+    if k is None:
+        beyond = after_last * scaled_square_tail(start)
+    else:
+        beyond = np.where(n < k, after_last * scaled_square_tail(start, np.maximum(k - n, 1.0)), 0.0)
     expected = ranking.query_sum(reach) + beyond
     rate = ranking.query_sum(reach * gains) / expected
     return rate, ranking.has_relevant()
+
+
+def check_order_free(ranking, gains, k):
+    """Refuse tied scores whose order changes INST: a tie block above ``k`` whose documents differ in gain.
+
+    Such a block is read in each of its orders with equal chance, and INST's
+    chance to go on depends on the gain found so far, in a ratio of two sums
+    over the ranks: its mean over the orders has no closed form. Blocks of
+    equal gains (the rows not retrieved among them, which gain nothing) and
+    blocks wholly below ``k`` give one value whatever their order.
+    """
+    if not ranking.has_ties:
+        return
+    starts = ranking.block_starts
+    differs = np.maximum.reduceat(gains, starts) != np.minimum.reduceat(gains, starts)
+    if k is not None:
+        differs &= ranking.block_first < k
+    if differs.any():
+        block = int(np.flatnonzero(differs)[0])
+        rows = slice(int(starts[block]), int(starts[block]) + int(ranking.block_sizes[block]))
+        labels = ", ".join(f"{label:g}" for label in np.unique(ranking.labels[rows]))
+        raise ValueError(
+            f"INST cannot average over the orders of tied scores that change its value: query "
+            f"{int(ranking.query_of_block[block]) + 1} of {ranking.n_queries} (in the order of the per-query values) "
+            f"has {rows.stop - rows.start} documents tied from rank {int(ranking.block_first[block]) + 1}, with labels "
+            f"{labels}. INST's chance to "
+            "go on depends on the gain found so far, so its mean over the orders has no closed form; ties='average' "
+            "works where every tie block above k holds equal labels (or documents not retrieved). Break the ties "
+            "with ties='stable', 'pessimistic' or 'optimistic'."
+        )
 
 
 CWL_PARAMETERS = """target : float, default=1.0
@@ -231,11 +275,14 @@ def inst_score(
     %(y_true_y_score)s
     %(qid)s
     TARGET_MAX_GRADE_K
-    ties : {"stable", "pessimistic", "optimistic"}, default="stable"
-        Order of documents with equal scores: input order, worst label first
-        or best label first. The chance to go on depends on the gain found
-        so far, so the mean over the orderings of the ties has no closed
-        form, and ``"average"`` is not offered.
+    ties : {"stable", "average", "pessimistic", "optimistic"}, default="stable"
+        Order of documents with equal scores: input order, the mean over
+        the orders of the ties, worst label first or best label first. INST's
+        chance to go on depends on the gain found so far, so the mean over
+        the orders of tied documents of different labels has no closed form:
+        ``"average"`` takes ties whose order cannot change the value (tied
+        documents of one label, documents not retrieved, ties below ``k``)
+        and refuses the others with a ValueError naming the query.
     %(sample_weight)s
     %(average)s
     %(zero_division)s
@@ -264,6 +311,14 @@ def inst_score(
     ``max_grade`` its ``max_rel``. A query without any gain scores
     ``zero_division``.
 
+    INST is a ratio of two sums over the ranks that both depend on the
+    order of the gains, through :math:`T_i`: over the orderings of tied
+    documents of different labels its mean is the mean of a ratio, with no
+    closed form (an exact mean would enumerate the orderings of every tie
+    block together). So ``ties="average"`` computes INST where the order
+    of the ties cannot change it, and refuses the other ties rather than
+    return a value that is no mean over the orderings.
+
     References
     ----------
     .. [1] A. Moffat, P. Bailey, F. Scholer and P. Thomas, "INST: an adaptive
@@ -279,7 +334,6 @@ def inst_score(
     >>> round(inst_score([1, 0, 1], [3, 2, 1], k=1000), 4)  # cwl_eval's depth: the ranks past 1000 weigh 0
     0.7233
     """
-    check_option("ties", ties, STRICT_TIES)
     return evaluate(
         _inst,
         y_true,
@@ -297,22 +351,3 @@ def inst_score(
 
 for _function in (insq_score, inst_score):
     _function.__doc__ = _function.__doc__.replace("TARGET_MAX_GRADE_K", CWL_PARAMETERS)
-
-METRIC_RECORDS = {
-    "insq": {
-        "canonical": "insq",
-        "function": "insq_score",
-        "options": {"target": 1.0, "max_grade": None, "k": None},
-        "aliases": ["INSQ", "INSQ-T"],
-        "definition": "sum_i W(i) g_i with C(i) = ((i + 2T - 1) / (i + 2T))**2",
-        "reference": "Moffat, Scholer and Thomas, ADCS 2012; cwl_eval",
-    },
-    "inst": {
-        "canonical": "inst",
-        "function": "inst_score",
-        "options": {"target": 1.0, "max_grade": None, "k": None},
-        "aliases": ["INST", "INST-T"],
-        "definition": "sum_i W(i) g_i with C(i) = ((i + T + T_i - 1) / (i + T + T_i))**2, T_i = T - gain to i",
-        "reference": "Moffat, Bailey, Scholer and Thomas, ADCS 2015; cwl_eval",
-    },
-}

@@ -12,12 +12,13 @@ from scipy.stats import hypergeom
 from .._core._array_api import array_api_support
 from .._core._docs import fill_doc
 from .._core._inputs import rank_subtopics
+from .._core._numpy_ops import size_classes
 from .._core._ranking import ratio
 from .._core._validation import as_float_array, check_k, check_option, check_real, check_zero_division, plain
 from ._cascade import _expected_reciprocal_rank
+from ._tie_expectations import stopping_symmetric_means
 
 IDEALS = ("greedy", "exact")
-ALPHA_TIES = ("stable", "pessimistic", "optimistic")
 TIES_ALL = ("stable", "average", "pessimistic", "optimistic")
 # The exact ideal enumerates at most this many orderings of distinct documents per query.
 MAX_EXACT_ORDERINGS = 10**7
@@ -94,6 +95,103 @@ def tie_order(judgements, ranking, alpha, ties, k):
     taken = chosen >= 0
     rank[chosen[taken]] = np.nonzero(taken)[1]
     return np.lexsort((rank, ranking.query_of_row))
+
+
+def discounted_alpha_gains(judgements, ranking, alpha, weights, ties, k):
+    """Per query, the sum over ranks r of ``weights[r - 1]`` G[r] (0 past ``len(weights)``), in the order of ``ties``.
+
+    ``judgements`` are in rank order. ``"stable"`` keeps it; ``"pessimistic"``
+    and ``"optimistic"`` order each tie block greedily (:func:`tie_order`);
+    ``"average"`` is the exact mean over the orders of the tie blocks
+    (:func:`averaged_alpha_gains`).
+    """
+    if ties == "average" and ranking.has_ties:
+        return averaged_alpha_gains(ranking.shown(judgements), ranking, alpha, weights)
+    if ties != "stable" and ranking.has_ties:
+        judgements = judgements[tie_order(judgements, ranking, alpha, ties, k)]
+    depth = len(weights)
+    gains = alpha_gains(ranking.shown(judgements), ranking, alpha)
+    top = ranking.positions < depth
+    return ranking.query_sum(np.where(top, gains * weights[np.minimum(ranking.positions, depth - 1)], 0.0))
+
+
+def averaged_alpha_gains(judgements, ranking, alpha, weights):
+    """:func:`discounted_alpha_gains` averaged over the orders of the tie blocks, exactly.
+
+    A block of m tied rows from position a is reached with the judgements
+    of the blocks above counted whole, C_i for intent i, in every order. Its
+    row d lands at place j (from 0) with chance 1/m, with a uniform j-subset
+    S of the other rows above it, so its mean weighted gain for intent i is
+
+    ``J(d, i) (1 - alpha)**C_i / m * sum_j weights[a + j] e_j``,
+
+    with e_j the elementary symmetric mean of degree j of the values
+    ``(1 - alpha)**J(e, i)`` of the block's rows but d
+    (:func:`~._tie_expectations.stopping_symmetric_means`). The rows of a
+    block with one judgement u > 0 for intent i share those means: one
+    computation per (block, intent, judgement) above the cutoff.
+    """
+    discount, depth = 1.0 - alpha, len(weights)
+    counted = exclusive_counts(judgements, ranking)  # at a block's first row: the blocks above it, whole
+    block = np.repeat(np.arange(len(ranking.block_starts)), ranking.block_sizes)
+    alone = ranking.block_sizes[block] == 1
+    shown = alone & (ranking.positions < depth)
+    gains = (judgements[shown] * discount ** counted[shown]).sum(axis=1)
+    total = np.bincount(
+        ranking.query_of_row[shown],
+        weights=gains * weights[ranking.positions[shown]],
+        minlength=ranking.n_queries,
+    )
+    reached = ~alone & (ranking.block_first[block] < depth)
+    rows, intents = np.nonzero((judgements > 0) & reached[:, None])
+    if len(rows) == 0:
+        return total
+    # One triple (block, intent, judgement) per run of equal keys.
+    values = judgements[rows, intents]
+    order = np.lexsort((values, intents, block[rows]))
+    rows, intents, values = rows[order], intents[order], values[order]
+    keys = np.stack((block[rows], intents, values))
+    starts = np.flatnonzero(np.concatenate(([True], np.any(keys[:, 1:] != keys[:, :-1], axis=0))))
+    t_block, t_intent, t_value = block[rows[starts]], intents[starts], values[starts]
+    t_sum = np.add.reduceat(values, starts)  # the judgements u of the rows of the triple, summed
+    size, first = ranking.block_sizes[t_block], ranking.block_first[t_block]
+    degrees = np.minimum(size - 1, depth - 1 - first)  # the places a + j above the cutoff: j <= degrees
+    place_sums = np.empty(len(starts))
+    block_starts = ranking.block_starts[t_block]
+    for members in size_classes(degrees + 1):  # padded arrays of degrees within a factor two
+        place_sums[members] = weighted_symmetric_means(
+            judgements,
+            block_starts[members],
+            size[members],
+            t_intent[members],
+            t_value[members],
+            discount,
+            first[members],
+            degrees[members],
+            weights,
+        )
+    above = discount ** counted[block_starts, t_intent]
+    contribution = t_sum * above * place_sums / size
+    return total + np.bincount(ranking.query_of_block[t_block], weights=contribution, minlength=ranking.n_queries)
+
+
+def weighted_symmetric_means(judgements, starts, sizes, intents, values, discount, first, degrees, weights):
+    """Per triple, ``sum_{j <= degrees} weights[first + j] e_j`` (:func:`averaged_alpha_gains`).
+
+    The e_j are the symmetric means of the values ``discount**J(e, intent)``
+    of the rows of a block (``starts`` .. ``starts + sizes - 1``) but one of
+    judgement ``value`` for that intent.
+    """
+    member = np.repeat(np.arange(len(starts)), sizes)
+    offsets = np.cumsum(sizes) - sizes
+    place = np.arange(int(sizes.sum())) - offsets[member]
+    judged = judgements[starts[member] + place, intents[member]]
+    left_out = np.minimum.reduceat(np.where(judged == values[member], place, sizes.max()), offsets)
+    kept = place != left_out[member]
+    means = stopping_symmetric_means(discount ** judged[kept], sizes - 1, degrees)
+    columns = np.arange(means.shape[1])
+    at = np.minimum(first[:, None] + columns, len(weights) - 1)
+    return np.where(columns <= degrees[:, None], weights[at] * means, 0.0).sum(axis=1)
 
 
 def ideal_alpha_dcg(judgements, ranking, alpha, weights, ideal_kind):
@@ -199,10 +297,11 @@ def alpha_ndcg_score(
         ``"exact"``: the true maximum alpha-DCG@k by branch and bound, so
         scores never exceed 1; refused where it could enumerate more than 1e7
         orderings of a query's distinct relevant documents.
-    ties : {"stable", "pessimistic", "optimistic"}, default="stable"
+    ties : {"stable", "average", "pessimistic", "optimistic"}, default="stable"
         Order of documents with equal scores: ``"stable"``, input order (as
-        ndeval takes the run's order); ``"pessimistic"``/``"optimistic"``: at
-        each rank, the tied document with the lowest/highest gain at that point
+        ndeval takes the run's order); ``"average"``, the exact mean over the
+        orderings of the ties; ``"pessimistic"``/``"optimistic"``: at each
+        rank, the tied document with the lowest/highest gain at that point
         (a greedy order, not the worst/best of all orderings).
     %(sample_weight)s
     %(average)s
@@ -264,16 +363,12 @@ def alpha_ndcg_score(
     ideal = check_option("ideal", ideal, IDEALS)
     check_zero_division(zero_division)
     ranking, judgements, by_query, ties = rank_subtopics(
-        y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=ALPHA_TIES
+        y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=TIES_ALL
     )
     k = ranking.cutoff(k)
     depth = min(k or ranking.query_sizes.max(), ranking.query_sizes.max())
-    if ties != "stable" and ranking.has_ties:
-        judgements = judgements[tie_order(judgements, ranking, alpha, ties, k)]
     weights = 1.0 / np.log2(np.arange(2.0, depth + 2.0))
-    gains = alpha_gains(ranking.shown(judgements), ranking, alpha)
-    top = ranking.positions < depth
-    dcg = ranking.query_sum(np.where(top, gains * weights[np.minimum(ranking.positions, depth - 1)], 0.0))
+    dcg = discounted_alpha_gains(judgements, ranking, alpha, weights, ties, k)
     values, defined = ratio(dcg, ideal_alpha_dcg(by_query, ranking, alpha, weights, ideal))
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 

@@ -21,14 +21,7 @@ from .._core._validation import (
     plain,
 )
 from ._dcg import _dcg
-from ._diversity import (
-    ALPHA_TIES,
-    IDEALS,
-    alpha_gains,
-    ideal_alpha_dcg,
-    rank_subtopics,
-    tie_order,
-)
+from ._diversity import IDEALS, TIES_ALL, discounted_alpha_gains, ideal_alpha_dcg, rank_subtopics
 from ._precision import _average_precision
 
 STABLE_OR_AVERAGE = ("stable", "average")
@@ -219,17 +212,13 @@ def novelty_discounted(y_true, y_score, *, qid, k, alpha, ideal, ties, sample_we
     alpha = check_real("alpha", alpha, low=0, high=1)
     ideal = check_option("ideal", ideal, IDEALS)
     ranking, judgements, by_query, ties = rank_subtopics(
-        y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=ALPHA_TIES
+        y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, allowed_ties=TIES_ALL
     )
     k = ranking.cutoff(k)
     longest = int(ranking.query_sizes.max())
     depth = min(k or longest, longest)
-    if ties != "stable" and ranking.has_ties:
-        judgements = judgements[tie_order(judgements, ranking, alpha, ties, k)]
     weights = discount(depth)
-    gains = alpha_gains(ranking.shown(judgements), ranking, alpha)
-    top = ranking.positions < depth
-    found = ranking.query_sum(np.where(top, gains * weights[np.minimum(ranking.positions, depth - 1)], 0.0))
+    found = discounted_alpha_gains(judgements, ranking, alpha, weights, ties, k)
     best = ideal_alpha_dcg(by_query, ranking, alpha, weights, ideal)
     return ranking, found, best, present_intents(by_query, ranking).sum(axis=1)
 
@@ -244,8 +233,11 @@ IDEAL_AND_TIES = """ideal : {"greedy", "exact"}, default="greedy"
         ``"exact"``, the best ranking by branch and bound (refused where it
         could enumerate more than 1e7 orderings). See
         :func:`alpha_ndcg_score`.
-    ties : {"stable", "pessimistic", "optimistic"}, default="stable"
-        Order of documents with equal scores: input order (as ndeval), or at
+    ties : {"stable", "average", "pessimistic", "optimistic"}, default="stable"
+        Order of documents with equal scores: input order (as ndeval); the
+        exact mean over the orderings of the ties (a tied document's gain
+        depends on which tied documents precede it, and its mean is a
+        weighted sum of the symmetric means of the others' discounts); or at
         each rank the tied document with the lowest/highest alpha-gain."""
 
 
@@ -433,46 +425,3 @@ for _function in (intent_aware_precision_score, intent_aware_average_precision_s
 for _function in (normalized_intent_aware_err_score, novelty_rank_biased_precision_score):
     _function.__doc__ = _function.__doc__.replace("NOVELTY_PARAMETERS", NOVELTY_PARAMETERS)
     _function.__doc__ = _function.__doc__.replace("IDEAL_AND_TIES", IDEAL_AND_TIES)
-
-METRIC_RECORDS = {
-    "p_ia": {
-        "canonical": "p_ia",
-        "function": "intent_aware_precision_score",
-        "options": {"k": None, "intent_weights": None},
-        "aliases": ["P_IA", "P-IA"],
-        "definition": "mean over the query's intents of P@k with relevance J(d, i) > 0",
-        "reference": "Agrawal et al., WSDM 2009; NIST ndeval P-IA@k",
-    },
-    "ap_ia": {
-        "canonical": "ap_ia",
-        "function": "intent_aware_average_precision_score",
-        "options": {"k": None, "intent_weights": None},
-        "aliases": ["AP_IA", "MAP_IA", "MAP-IA"],
-        "definition": "mean over the query's intents of AP with relevance J(d, i) > 0",
-        "reference": "NIST ndeval MAP-IA",
-    },
-    "nerr_ia": {
-        "canonical": "nerr_ia",
-        "function": "normalized_intent_aware_err_score",
-        "options": {"k": None, "alpha": 0.5, "ideal": "greedy"},
-        "aliases": ["nERR_IA", "nERR-IA"],
-        "definition": "sum of alpha-gains over rank, over the same of ndeval's greedy ideal ranking",
-        "reference": "Chapelle et al., CIKM 2009; NIST ndeval nERR-IA@k",
-    },
-    "nrbp": {
-        "canonical": "nrbp",
-        "function": "novelty_rank_biased_precision_score",
-        "options": {"k": None, "alpha": 0.5, "beta": 0.5, "normalize": False, "ideal": "greedy"},
-        "aliases": ["NRBP"],
-        "definition": "(1 - (1 - alpha) beta) / N times the sum of beta**(r-1) times the alpha-gain at r",
-        "reference": "Clarke, Kolla and Vechtomova, ICTIR 2009; NIST ndeval NRBP",
-    },
-    "nnrbp": {
-        "canonical": "nnrbp",
-        "function": "novelty_rank_biased_precision_score",
-        "options": {"normalize": True},
-        "aliases": ["nNRBP"],
-        "definition": "NRBP over the NRBP of ndeval's greedy ideal ranking",
-        "reference": "NIST ndeval nNRBP",
-    },
-}

@@ -88,6 +88,15 @@ class MetricInfo(Mapping):
         The aliases grouped by tool.
     variants : mapping, default={}
         Names that also set options (``"ndcg_exp"``: ``gain="exponential"``).
+    variant_definitions : mapping, default={}
+        The one-line definition of each variant that is another quantity than the metric (``"nnrbp"``, NRBP
+        over its ideal value): :func:`metric_info` gives it as ``definition`` for a name that sets its options.
+    peer_options : mapping, default={}
+        For each peer tool, its names of options that the metric's names may use in brackets, and the option
+        each stands for (ir_measures' ``INST(T=2, max_rel=3)`` is ``target=2, max_grade=3``).
+    undefined : str, default="without a relevant document"
+        Which queries the metric is undefined for, as in "queries without a relevant document": they score
+        ``zero_division``.
     family : {"ranking", "diversity", "curve", "recommender", "comparison"}, default="ranking"
         ``"ranking"``: one label per document, with scorer names and a place in :func:`ranking_report`;
         ``"diversity"``: one column per subtopic, with scorer names; ``"curve"`` (a value per recall
@@ -125,6 +134,9 @@ class MetricInfo(Mapping):
     conventions: Mapping = field(default_factory=dict)
     spellings: Mapping = field(default_factory=dict)
     variants: Mapping = field(default_factory=dict)
+    variant_definitions: Mapping = field(default_factory=dict)
+    peer_options: Mapping = field(default_factory=dict)
+    undefined: str = "without a relevant document"
     family: str = "ranking"
     array_api: bool = True
     settings: Mapping = field(default_factory=dict)
@@ -169,8 +181,21 @@ class MetricInfo(Mapping):
         return f"MetricInfo({self.canonical!r}{settings}: {self.function.__name__}, {self.definition!r})"
 
     def with_settings(self, settings):
-        """This record with the options that a name sets (the registered record itself if it sets none)."""
-        return replace(self, settings=FrozenDict(settings)) if settings else self
+        """This record with the options that a name sets (the registered record itself if it sets none).
+
+        A name that sets the options of a variant with its own definition gets that definition.
+        """
+        if not settings:
+            return self
+        definition = next(
+            (
+                self.variant_definitions[name]
+                for name, preset in self.variants.items()
+                if name in self.variant_definitions and preset.items() <= dict(settings).items()
+            ),
+            self.definition,
+        )
+        return replace(self, settings=FrozenDict(settings), definition=definition)
 
 
 def _with_settings(metric_info, canonical, settings):
@@ -183,22 +208,44 @@ def keyword_defaults(function):
     return FrozenDict({p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY})
 
 
-def register(canonical, function, kernel, *, definition, reference, spellings, conventions=(), variants=(), **extra):
+def register(
+    canonical,
+    function,
+    kernel,
+    *,
+    definition,
+    reference,
+    spellings,
+    conventions=(),
+    variants=(),
+    variant_definitions=(),
+    peer_options=(),
+    **extra,
+):
     """One metric's record: its names by tool become its aliases; every mapping is read-only."""
     if extra.get("family", "ranking") not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}; got {extra['family']!r}.")
+    options = keyword_defaults(function)
+    stand_for = {ours for names in dict(peer_options).values() for ours in names.values()}
+    if not stand_for <= set(options) or not set(dict(variant_definitions)) <= set(dict(variants)):
+        raise ValueError(
+            f"{canonical}'s peer options must name options of {function.__name__}, and its variant "
+            "definitions variants of it."
+        )
     spellings = {tool: tuple(names) for tool, names in spellings.items()}
     aliases = dict.fromkeys(name for names in spellings.values() for name in names if name != canonical)
     return MetricInfo(
         canonical=canonical,
         function=function,
-        options=keyword_defaults(function),
+        options=options,
         aliases=Spellings(aliases, canonical),
         definition=definition,
         reference=reference,
         conventions=FrozenDict({tool: FrozenDict(options) for tool, options in dict(conventions).items()}),
         spellings=FrozenDict(spellings),
         variants=FrozenDict({name: FrozenDict(preset) for name, preset in dict(variants).items()}),
+        variant_definitions=FrozenDict(variant_definitions),
+        peer_options=FrozenDict({tool: FrozenDict(names) for tool, names in dict(peer_options).items()}),
         kernel=kernel,
         **extra,
     )

@@ -103,6 +103,7 @@ def parse_name(name, *, suggest):
         raise ValueError(unknown_name_message(name, suggest))
     score_func, preset = SCORER_NAMES[base]
     options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
+    options = own_option_names(options, BY_FUNCTION[score_func], name)
     clash = sorted(set(options) & set(preset))
     if clash:
         typed = match["base"]
@@ -126,10 +127,23 @@ def parse_name(name, *, suggest):
     return score_func, {**preset, **options}
 
 
+def own_option_names(options, record, name):
+    """``options`` under the metric function's own names: a peer tool's name of an option (ir_measures' ``T`` of
+    INST, the record's ``peer_options``) stands for the option it names, and each option is set once."""
+    peers = {peer: ours for names in record.peer_options.values() for peer, ours in names.items()}
+    own, given_as = {}, {}
+    for option, value in options.items():
+        ours = option if option in record.options else peers.get(option, option)
+        if ours in own:
+            raise ValueError(f"{name!r} sets {ours} twice (as {given_as[ours]} and as {option}); give it once.")
+        own[ours], given_as[ours] = value, option
+    return own
+
+
 def check_cutoff(name, text, suggest):
     """The cutoff written ``text`` in ``name``, as an int; a ValueError saying what is wrong unless it is >= 1."""
-    if CUTOFF.fullmatch(text) and len(text) > 18:
-        raise ValueError(f"{name!r} has a cutoff of {len(text)} digits; k must fit in 64 bits (as in 'ndcg@10').")
+    if CUTOFF.fullmatch(text) and (len(text) > 19 or int(text) >= 2**63):
+        raise ValueError(f"{name!r} has a cutoff of {len(text)} digits; k must be below 2**63 (as in 'ndcg@10').")
     if CUTOFF.fullmatch(text) and int(text) >= 1:
         return int(text)
     said = f"k={int(text)}" if CUTOFF.fullmatch(text) else f"the cutoff {text!r}" if text else "nothing after '@'"
@@ -185,10 +199,7 @@ def shared_kernel(name, *, caller, set_by_caller=None, caller_takes=(), options=
     score_func, preset = parse_metric_name(name)
     function = score_func.__name__
     if score_func not in KERNELS:
-        raise ValueError(
-            f"{name!r} cannot share a ranking with the other metrics in {caller}: {function} has no per-query "
-            "kernel. Call it on its own."
-        )
+        raise ValueError(no_kernel_message(name, BY_FUNCTION[score_func], preset, caller))
     kernel = KERNELS[score_func]
     clash = sorted(set(preset) & set(options or {}))
     if clash:
@@ -216,6 +227,23 @@ def shared_kernel(name, *, caller, set_by_caller=None, caller_takes=(), options=
             f"{name!r} sets {option}, which is not an option of {function}; its options are {', '.join(sorted(takes))}."
         )
     return score_func, kernel, options
+
+
+# Where each caller of shared_kernel takes its labels from: one per document.
+LABELS_OF = {"evaluate_run": "the qrels' grade of each document (subtopic qrels are not read)"}
+
+
+def no_kernel_message(name, record, preset, caller):
+    """Why ``caller`` cannot compute the metric of ``name`` beside the others, and the call that can."""
+    function = record.function.__name__
+    call = f"{function}(y_true, y_score, qid=qid{''.join(f', {key}={value!r}' for key, value in preset.items())})"
+    if record.family == "diversity":
+        labels = LABELS_OF.get(caller, "one label per document")
+        return (
+            f"{name!r} is an intent-aware measure: it needs an (n_samples, n_subtopics) judgement matrix, one column "
+            f"per subtopic, and {caller} has {labels}. Call {call} with y_true the judgement matrix."
+        )
+    return f"{name!r} cannot share a ranking with the other metrics in {caller}: call {call} on its own."
 
 
 def reads_as_metric_name(name):

@@ -63,7 +63,8 @@ def _q_measure(ranking, *, k=None, beta=1.0, gain="linear"):
     terms = (found + beta * gained) / (rank + beta * ideal_gain)
     if k is not None:
         terms[ranking.positions >= k] = 0.0
-    denominator = n_relevant if normalizer_k is None else np.minimum(n_relevant, normalizer_k)
+    # min(R, k): R is at most the longest query, so any k beyond it (2**62, say) divides by R.
+    denominator = n_relevant if normalizer_k is None else np.minimum(n_relevant, min(normalizer_k, ranking.longest))
     return ratio(ranking.query_sum(terms), denominator)
 
 
@@ -349,31 +350,3 @@ def q_measure_score(
         beta=beta,
         gain=gain,
     )
-
-
-METRIC_RECORDS = {
-    "nerr": {
-        "canonical": "nerr",
-        "function": "normalized_err_score",
-        "options": {"k": None, "max_grade": None},
-        "aliases": ["nERR", "nerr@k"],
-        "definition": "ERR@k divided by the ERR@k of the ideal ranking of the query's labels",
-        "reference": "Chapelle et al., CIKM 2009; Sakai and Song, SIGIR 2011 (NTCIREVAL nERR@l, PT-Ranking nERR@k)",
-    },
-    "ncg": {
-        "canonical": "ncg",
-        "function": "ncg_score",
-        "options": {"k": None, "gain": "linear"},
-        "aliases": ["NCG", "ncg@k"],
-        "definition": "CG@k divided by the CG@k of the ideal ranking of the query's labels",
-        "reference": "TREC Deep Learning track; ir_measures issue 19",
-    },
-    "q": {
-        "canonical": "q",
-        "function": "q_measure_score",
-        "options": {"k": None, "beta": 1.0, "gain": "linear"},
-        "aliases": ["Q", "Q-measure", "Q@l"],
-        "definition": "mean over relevant ranks of (C(r) + beta cg(r)) / (r + beta cg*(r)), over R or min(k, R)",
-        "reference": "Sakai, NTCIR-4 2004; NTCIREVAL",
-    },
-}

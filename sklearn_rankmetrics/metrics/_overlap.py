@@ -8,12 +8,14 @@ expectations are exact and every sum runs over the rows once.
 """
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._array_api import array_api_support
 from .._core._docs import fill_doc
 from .._core._inputs import evaluate, rank_queries
 from .._core._numpy_ops import rank_order, segment_accumulate
 from .._core._validation import as_float_array, check_flag, check_k, check_real, check_scores
+from .._core._warnings import warn
 from ._tie_expectations import hypergeometric_laws
 
 
@@ -198,9 +200,14 @@ def compatibility_score(
     label it follows the ranking's own order, which makes it the ideal
     ranking most compatible with the ranking, as Clarke et al. define it
     (documents that were not retrieved come after those that were).
-    This is ir_measures' ``Compat``, whose ideal ranking orders a label's
-    documents by score too (giving those not retrieved a score of 0). A
-    query without a relevant document scores ``zero_division``. With ties
+    ir_measures' ``Compat`` gives the same value where every retrieved
+    document scores above 0 and no two documents of one label tie (or,
+    with ``ties="stable"``, the tied ones come in ascending docno order in
+    both the rows and the qrels). It gives the documents not retrieved the
+    score 0 in its ideal ranking, so with scores below 0 they come before
+    retrieved documents of their label, and it breaks score ties by
+    ascending docno in the ranking but in the qrels' order in the ideal
+    ranking. A query without a relevant document scores ``zero_division``. With ties
     averaged, the value is the exact mean over the orderings of the tie
     blocks, which also reorder the ideal ranking's documents of one label:
     each tie block's relevant rows of one label are in both tops at depth d
@@ -394,6 +401,14 @@ def rank_biased_overlap(
         )
     a, b = (ListRanking(values, qid, ties, sample_weight, k) for values in scores)
     values = extrapolated_rbo(a, b, p)
+    weights = a.ranking.query_weights
+    if average and weights is not None and not weights.any():  # RBO is defined for every query: only weights lack
+        warn(
+            "sample_weight gives every query a weight of 0, so the mean RBO is nan. Give some query a positive "
+            "weight, or pass average=False for each query's RBO.",
+            UndefinedMetricWarning,
+        )
+        return float("nan")
     return a.ranking.aggregate(values, np.ones(len(values), dtype=bool), average=average)
 
 
@@ -435,23 +450,3 @@ def extrapolated_rbo(a, b, p):
     rbo = ranking.query_sum(terms)
     rbo += ((x_long - x_short) / np.maximum(long, 1) + x_short / np.maximum(short, 1)) * p ** long.astype(np.float64)
     return np.where(short > 0, rbo, np.where(long > 0, 0.0, 1.0))
-
-
-METRIC_RECORDS = {
-    "compat": {
-        "canonical": "compat",
-        "function": "compatibility_score",
-        "options": {"p": 0.95, "normalize": True},
-        "aliases": ["Compat", "compatibility"],
-        "definition": "rank-biased overlap of the ranking with its most compatible ideal ranking, over the ideal's own",
-        "reference": "Clarke, Vtyurina and Smucker, ACM TOIS 39(3) 2021; ir_measures Compat",
-    },
-    "rbo": {
-        "canonical": "rbo",
-        "function": "rank_biased_overlap",
-        "options": {"p": 0.9, "k": None},
-        "aliases": ["RBO", "rbo_ext"],
-        "definition": "extrapolated rank-biased overlap of two systems' rankings (no labels: no scorer name)",
-        "reference": "Webber, Moffat and Zobel, ACM TOIS 28(4) 2010, eq. 32; the rbo package",
-    },
-}

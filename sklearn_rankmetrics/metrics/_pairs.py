@@ -187,15 +187,3 @@ def ordered_pair_accuracy_score(
         average=average,
         zero_division=zero_division,
     )
-
-
-METRIC_RECORDS = {
-    "opa": {
-        "canonical": "opa",
-        "function": "ordered_pair_accuracy_score",
-        "options": {},
-        "aliases": ["OPA", "PairAccuracy", "ordered_pair_accuracy"],
-        "definition": "share of a query's pairs with different labels that the scores put in order, ties 1/2",
-        "reference": "TF-Ranking OPAMetric; CatBoost PairAccuracy (tied pairs 0: ties='pessimistic')",
-    },
-}

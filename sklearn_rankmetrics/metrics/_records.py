@@ -72,6 +72,18 @@ IR_MEASURES = {
     "note": "ir_measures computes it with trec_eval's conventions (see trec_eval): evaluate_run reproduces it"
 }
 RANX = {"ties": "stable", "note": "ranx keeps tied scores in the run's order: pass the rows in that order"}
+# INSQ and INST: ir_measures' names of their options, and the depth both tools sum their ranks to (cwl_eval's max_n).
+IR_MEASURES_CWL_OPTIONS = {"T": "target", "max_rel": "max_grade"}
+IR_MEASURES_CWL = {
+    "k": 1000,
+    "note": "INST(T=2, max_rel=3) reads as target=2, max_grade=3 (ir_measures requires max_rel; its min_rel must be "
+    "0), on tie-free scores",
+}
+CWL_EVAL = {
+    "k": 1000,
+    "max_grade": 1.0,
+    "note": "its column INST-T=2 (INSQ-T=2) is target=2; it reads each document's gain in [0, 1] from the qrels",
+}
 
 RECORDS = (
     register(
@@ -264,8 +276,8 @@ RECORDS = (
         ncg_score,
         _ncg,
         definition="CG@k divided by the CG@k of the ideal ranking of the query's labels.",
-        reference="TREC Deep Learning track; ir_measures issue 19",
-        spellings={"ir_measures": ("NCG", "NCG@k")},
+        reference="TREC Deep Learning track overviews (NCG@k, Craswell et al. 2021); requested as ir_measures issue 19",
+        spellings={},
     ),
     register(
         "Q",
@@ -284,7 +296,16 @@ RECORDS = (
         definition="Rank-biased overlap of the ranking with its most compatible ideal ranking, over the ideal's own.",
         reference="Clarke, Vtyurina & Smucker, TOIS 39(3) 2021; ir_measures' Compat",
         spellings={"ir_measures": ("Compat",), "common": ("compatibility",)},
-        conventions={"ir_measures": {"note": "the same p and normalize, on positive scores"}},
+        conventions={
+            "ir_measures": {
+                "ties": "stable",
+                "note": "the same p and normalize; equal where every retrieved document scores above 0 and no two "
+                "documents of one label tie, or the tied ones come in ascending docno order in both the rows and the "
+                "qrels. ir_measures gives the documents not retrieved the score 0 in its ideal ranking (above "
+                "retrieved ones of their label that score below 0), and breaks score ties by ascending docno in the "
+                "ranking but by the qrels' order in the ideal ranking",
+            }
+        },
         array_api=False,
     ),
     register(
@@ -293,8 +314,9 @@ RECORDS = (
         _ordered_pair_accuracy,
         definition="Share of the query's pairs with different labels that the scores order rightly, ties counting 1/2.",
         reference="TF-Ranking's OPAMetric; CatBoost's PairAccuracy",
-        spellings={"catboost": ("PairAccuracy",), "tf_ranking": ("OPA",), "common": ("ordered_pair_accuracy",)},
+        spellings={"catboost": ("PairAccuracy",), "tf_ranking": ("OPAMetric", "ordered_pair_accuracy")},
         conventions={"catboost": {"ties": "pessimistic"}, "tf_ranking": {"ties": "pessimistic"}},
+        undefined="without a pair of different labels",
         array_api=False,
     ),
     register(
@@ -303,19 +325,21 @@ RECORDS = (
         _insq,
         definition="C/W/L expected rate of gain with continuation ((i + 2T - 1) / (i + 2T))^2.",
         reference="Moffat, Scholer & Thomas, ADCS 2012; cwl_eval",
-        spellings={"ir_measures": ("INSQ",), "cwl_eval": ("INSQ-T",)},
-        conventions={"cwl_eval": {"k": 1000, "note": "target=T and max_grade=max_rel"}},
+        spellings={"ir_measures": ("INSQ",)},
+        peer_options={"ir_measures": IR_MEASURES_CWL_OPTIONS},
+        conventions={"ir_measures": IR_MEASURES_CWL, "cwl_eval": CWL_EVAL},
         array_api=False,
     ),
     register(
         "inst",
         inst_score,
         _inst,
-        definition="C/W/L expected rate of gain with continuation ((i + T_i - 1) / (i + T_i))^2, T_i the gain still "
-        "wanted.",
+        definition="C/W/L expected rate of gain with continuation ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T "
+        "less the gain found down to rank i.",
         reference="Moffat, Bailey, Scholer & Thomas, ADCS 2015; cwl_eval",
-        spellings={"ir_measures": ("INST",), "cwl_eval": ("INST-T",)},
-        conventions={"cwl_eval": {"k": 1000, "note": "target=T and max_grade=max_rel"}},
+        spellings={"ir_measures": ("INST",)},
+        peer_options={"ir_measures": IR_MEASURES_CWL_OPTIONS},
+        conventions={"ir_measures": IR_MEASURES_CWL, "cwl_eval": CWL_EVAL},
         array_api=False,
     ),
     register(
@@ -374,7 +398,7 @@ RECORDS = (
         None,
         definition="Mean over the query's intents of AP, a document relevant to an intent when judged > 0 for it.",
         reference="NIST ndeval's MAP-IA",
-        spellings={"ir_measures": ("AP_IA",), "ndeval": ("MAP-IA", "MAP_IA")},
+        spellings={"ir_measures": ("AP_IA", "MAP_IA"), "ndeval": ("MAP-IA",)},
         conventions={"ndeval": {"note": "the defaults, on tie-free scores"}},
         family="diversity",
     ),
@@ -392,11 +416,16 @@ RECORDS = (
         "nrbp",
         novelty_rank_biased_precision_score,
         None,
-        definition="(1 - (1 - alpha) beta) / N times the sum over ranks of beta^(r - 1) times the alpha-gain at r.",
+        definition="(1 - (1 - alpha) beta) / N times the sum over ranks of beta^(r - 1) times the alpha-gain at r, "
+        "N the query's intents.",
         reference="Clarke, Kolla & Vechtomova, ICTIR 2009; NIST ndeval's NRBP and nNRBP",
         spellings={"ir_measures": ("NRBP", "nNRBP"), "ndeval": ("NRBP", "nNRBP")},
         conventions={"ndeval": {"note": "the defaults (normalize=True for nNRBP), on tie-free scores"}},
         variants={"nnrbp": {"normalize": True}},
+        variant_definitions={
+            "nnrbp": "nNRBP: the sum over ranks of beta^(r - 1) times the alpha-gain at r, over the same sum of "
+            "ndeval's greedy ideal ranking."
+        },
         family="diversity",
     ),
     register(

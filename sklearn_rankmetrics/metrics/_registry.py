@@ -130,7 +130,8 @@ def metric_table():
         names = [f"`{name}`" for name in (record.canonical, *record.variants)]
         aliases = ", ".join(f"`{alias}`" for alias in record.aliases if alias not in record.variants) or "—"
         function = f"{{func}}`~sklearn_rankmetrics.{record.function.__name__}`"
-        rows.append(f"| {', '.join(names)} | {function} | {record.definition} | {aliases} | {record.reference} |")
+        definition = " ".join([record.definition, *record.variant_definitions.values()])
+        rows.append(f"| {', '.join(names)} | {function} | {definition} | {aliases} | {record.reference} |")
     return "\n".join(rows) + "\n"
 
 

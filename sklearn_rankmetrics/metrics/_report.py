@@ -12,6 +12,7 @@ from .._core._resampling import bootstrap_interval, check_resampling
 from .._core._validation import check_flag, check_zero_division, plain
 from .._core._warnings import warn
 from ._names import parse_metric_name, shared_kernel
+from ._registry import BY_FUNCTION
 
 # Options that belong to the whole report: one sort serves every metric.
 SET_BY_THE_REPORT = {
@@ -82,10 +83,11 @@ def ranking_report(
     Warns
     -----
     UndefinedMetricWarning
-        When some queries have no relevant document (for a metric's
-        threshold) and entered a mean as ``zero_division``: how many, per
-        metric. A silent 0 (or 1) would otherwise move the mean unnoticed,
-        as happens with recommender users who interacted with nothing.
+        When some queries are undefined for a metric (no relevant document,
+        for its threshold; no pair of different labels, for OPA) and entered
+        its mean as ``zero_division``: how many, per metric. A silent 0
+        (or 1) would otherwise move the mean unnoticed, as happens with
+        recommender users who interacted with nothing.
 
     See Also
     --------
@@ -192,10 +194,21 @@ def mean_interval(ranking, values, defined, zero_division, n_resamples, confiden
 
 
 def warn_undefined_queries(undefined, n_queries):
-    """Say how many queries without a relevant document entered each mean as zero_division."""
-    counts = "; ".join(f"{name}: {count} (scored {value:g})" for name, (count, value) in undefined.items())
+    """Say how many undefined queries entered each mean as zero_division, by what makes them undefined.
+
+    ``undefined`` maps each metric name to its count of such queries and their
+    value. A query is undefined for a metric as its record says (without a
+    relevant document; OPA: without a pair of different labels).
+    """
+    by_reason = {}
+    for name, (count, value) in undefined.items():
+        reason = BY_FUNCTION[parse_metric_name(name)[0]].undefined
+        by_reason.setdefault(reason, []).append(f"{name}: {count} (scored {value:g})")
+    said = " ".join(
+        f"Queries {reason}, out of {n_queries}, scored zero_division in the means: {'; '.join(counts)}."
+        for reason, counts in by_reason.items()
+    )
     warn(
-        f"Queries without a relevant document, out of {n_queries}, scored zero_division in the means: {counts}. "
-        "Pass zero_division=np.nan to leave them out of the means, or average=False to see them.",
+        f"{said} Pass zero_division=np.nan to leave them out of the means, or average=False to see them.",
         UndefinedMetricWarning,
     )

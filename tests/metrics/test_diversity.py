@@ -277,7 +277,7 @@ def test_named_diversity_scorers_take_the_subtopic_matrix():
         ({"alpha": 1.5}, ValueError, r"alpha must be in \[0, 1\]; got 1.5"),
         ({"y_score": [1, np.nan, 2]}, ValueError, "y_score contains NaN"),
         ({"y_score": [1, 2]}, ValueError, "y_true has 3 rows but y_score has 2"),
-        ({"ties": "average"}, ValueError, "ties must be one of 'stable', 'pessimistic', 'optimistic'"),
+        ({"ties": "random"}, ValueError, "ties must be one of 'stable', 'average', 'pessimistic', 'optimistic'"),
         ({"ideal": "optimal"}, ValueError, "ideal must be one of 'greedy', 'exact'"),
     ],
 )

@@ -62,12 +62,58 @@ def test_ties_average_equals_mean_over_all_orderings(name, seed):
         np.testing.assert_allclose(ours, oracle(name, y_true, y_score, qid, k), rtol=1e-12, atol=1e-14)
 
 
-def test_inst_refuses_averaged_ties_and_names_the_fix():
-    with pytest.raises(ValueError, match="ties must be one of 'stable', 'pessimistic', 'optimistic'; got 'average'"):
-        inst_score([1, 0], [0.5, 0.5], ties="average")
-    with pytest.raises(ValueError, match=r"INST is defined on one ordering.*Use ties=.stable."):
-        ranking_report([1, 0], [0.5, 0.5], metrics=["inst"])
-    assert ranking_report([1, 0], [0.5, 0.5], metrics=["inst"], ties="stable")["inst"] == inst_score([1, 0], [0.5, 0.4])
+def test_inst_averages_ties_whose_order_cannot_change_it():
+    # Documents not retrieved (-inf, however many), tied documents of one label, and ties wholly below k give one
+    # value in every order: ties="average" is that value, in the function, the report and evaluate_run.
+    from sklearn_rankmetrics.trec import evaluate_run
+
+    y_true = np.array([2, 0, 1, 1, 1, 3, 0, 2, 1, 0.0])
+    y_score = np.array([0.9, 0.8, 0.5, 0.5, 0.5, -np.inf, -np.inf, 0.1, 0.1, 0.3])
+    qid = np.array([1, 1, 1, 1, 1, 1, 1, 2, 2, 2])
+    for k in (None, 1000, 6, 1):  # query 2's tie of labels 2 and 1 is below k=1 only
+        stable = inst_score(y_true, y_score, qid=qid, k=k, ties="stable", average=False)
+        if k != 1:  # query 2 ties labels 2 and 1 above k: refused, see the next test
+            y = np.where(qid == 2, 1.0, y_true)
+            stable = inst_score(y, y_score, qid=qid, k=k, ties="stable", average=False)
+            averaged = inst_score(y, y_score, qid=qid, k=k, ties="average", average=False)
+        else:
+            averaged = inst_score(y_true, y_score, qid=qid, k=k, ties="average", average=False)
+        np.testing.assert_allclose(averaged, stable, rtol=1e-15)
+    y = np.where(qid == 2, 1.0, y_true)
+    report = ranking_report(y, y_score, qid=qid, metrics=["inst", "INST(T=2, max_rel=3)"], average=False)
+    np.testing.assert_allclose(report["inst"], inst_score(y, y_score, qid=qid, ties="stable", average=False))
+    expected = inst_score(y, y_score, qid=qid, target=2, max_grade=3, ties="stable", average=False)
+    np.testing.assert_allclose(report["INST(T=2, max_rel=3)"], expected)
+    # evaluate_run: the qrels' documents not retrieved, and a depth that cuts a tie block of one label.
+    qrels = {str(q): {f"d{row}": int(y[row]) for row in np.flatnonzero(qid == q)} for q in (1, 2)}
+    run = {
+        str(q): {f"d{row}": y_score[row] for row in np.flatnonzero((qid == q) & (y_score > -np.inf))} for q in (1, 2)
+    }
+    for depth in (None, 3, 4):
+        found = evaluate_run(qrels, run, ["inst"], ties="average", max_depth=depth, average=False)["inst"]
+        cut = y_score.copy()
+        if depth is not None:  # the top `depth` of each query, in the run's order (the tied rows are alike)
+            for q in (1, 2):
+                rows = np.flatnonzero(qid == q)
+                cut[rows[np.argsort(-y_score[rows], kind="stable")[depth:]]] = -np.inf
+        np.testing.assert_allclose(found, inst_score(y, cut, qid=qid, average=False), rtol=1e-14)
+
+
+def test_inst_refuses_ties_that_change_it_and_names_the_query():
+    # Tied documents of different labels above k: the mean over their orders has no closed form.
+    y_true, y_score, qid = [1, 0, 2, 0], [0.5, 0.5, 0.9, 0.9], ["a", "a", "b", "b"]
+    message = (
+        r"query 1 of 2 \(in the order of the per-query values\) has 2 documents tied from rank 1, with labels 0, 1"
+    )
+    with pytest.raises(ValueError, match=message):
+        inst_score(y_true, y_score, qid=qid, ties="average")
+    with pytest.raises(ValueError, match=message):
+        ranking_report(y_true, y_score, qid=qid, metrics=["inst"])
+    with pytest.raises(ValueError, match="query 1 of 2"):  # a tie block cut by k changes the top k
+        inst_score(y_true, y_score, qid=qid, ties="average", k=1)
+    assert ranking_report(y_true, y_score, qid=qid, metrics=["inst"], ties="stable")["inst"] == inst_score(
+        y_true, y_score, qid=qid
+    )
 
 
 @pytest.mark.parametrize("name", sorted(HOST_METRICS))
@@ -187,8 +233,6 @@ def test_inputs_are_not_modified(name):
 @pytest.mark.parametrize(("change", "error", "message"), BAD_INPUTS)
 def test_bad_input_raises_a_clear_error(name, change, error, message):
     arguments = {"y_true": [1, 0, 2], "y_score": [0.3, 0.2, 0.1], **change}
-    if name == "inst" and change.get("ties") == "random":
-        message = "ties must be one of 'stable', 'pessimistic', 'optimistic'"
     with pytest.raises(error, match=message):
         HOST_METRICS[name](arguments.pop("y_true"), arguments.pop("y_score"), **arguments)
 
@@ -226,7 +270,11 @@ def test_bad_metric_options_raise(name, options, error, message):
         ("Compat(p=0.8, normalize=False)", "compatibility_score", {"p": 0.8, "normalize": False}),
         ("opa", "ordered_pair_accuracy_score", {}),
         ("PairAccuracy", "ordered_pair_accuracy_score", {}),
+        ("OPAMetric", "ordered_pair_accuracy_score", {}),
+        ("ordered_pair_accuracy", "ordered_pair_accuracy_score", {}),
         ("INSQ(target=2.0)", "insq_score", {"target": 2.0}),
+        ("INSQ(T=2.0)", "insq_score", {"target": 2.0}),
+        ("INST(T=2, max_rel=3)", "inst_score", {"target": 2, "max_grade": 3}),
         ("INST@1000", "inst_score", {"k": 1000}),
         ("P_IA@10", "intent_aware_precision_score", {"k": 10}),
         ("AP_IA", "intent_aware_average_precision_score", {}),
@@ -240,6 +288,25 @@ def test_names_of_the_new_measures_in_each_tool_spelling(name, function, options
     metric, parsed = parse_metric_name(name)
     assert metric.__name__ == function
     assert parsed == options
+
+
+def test_peer_option_names_stand_for_the_options_they_name_once():
+    # ir_measures writes INST(T=..., max_rel=...): the record's peer option names, each option set once.
+    assert parse_metric_name("inst(max_rel=4, k=1000)") == (inst_score, {"max_grade": 4, "k": 1000})
+    with pytest.raises(ValueError, match=r"'INST\(T=2, target=3\)' sets target twice \(as T and as target\)"):
+        parse_metric_name("INST(T=2, target=3)")
+    with pytest.raises(TypeError, match="ndcg_score takes no option 'T'"):
+        get_ranking_scorer("ndcg(T=2)")  # only the metrics whose peers name options so
+
+
+@pytest.mark.parametrize("k", [2**31, 2**62, 10**18])
+def test_q_measure_accepts_any_cutoff(k):
+    # Q@k divides by min(R, k): a cutoff beyond int32 (or any query) divides by R, as Q without a cutoff.
+    y_true, y_score, qid = random_queries(3, n_rows=30)
+    expected = HOST_METRICS["Q"](y_true, y_score, qid=qid, average=False)
+    np.testing.assert_allclose(HOST_METRICS["Q"](y_true, y_score, qid=qid, k=k, average=False), expected)
+    report = ranking_report(y_true, y_score, qid=qid, metrics=[f"Q@{k}"], average=False)
+    np.testing.assert_allclose(report[f"Q@{k}"], expected)
 
 
 def test_scorer_names_round_trip():

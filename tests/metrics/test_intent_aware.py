@@ -104,6 +104,69 @@ def test_p_ia_and_ap_ia_average_ties_over_every_ordering(seed, k):
         np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-15, err_msg=metric.__name__)
 
 
+def discounted_sum(judgements, alpha, weight, k=None):
+    """The sum over the top k ranks r of weight(r) times the alpha-gain at r (rows in rank order)."""
+    gains = alpha_gains(judgements, alpha)[:k] if judgements else []
+    return sum(weight(r) * g for r, g in enumerate(gains, start=1))
+
+
+def novelty_textbooks(alpha, beta, k):
+    """Each novelty measure's textbook value of the judgements of a ranking, given the query's ideal ranking."""
+    log_weight, rr_weight, rbp_weight = (lambda r: 1 / np.log2(r + 1)), (lambda r: 1 / r), (lambda r: beta ** (r - 1))
+
+    def normalised(weight):
+        def value(ranked, ideal, n_intents):
+            best = discounted_sum(ideal, alpha, weight, k)
+            return discounted_sum(ranked, alpha, weight, k) / best if best else 0.0
+
+        return value
+
+    def rbp(ranked, ideal, n_intents):
+        return (1 - (1 - alpha) * beta) / n_intents * discounted_sum(ranked, alpha, rbp_weight, k) if n_intents else 0
+
+    return {
+        "alpha_ndcg": normalised(log_weight),
+        "nerr_ia": normalised(rr_weight),
+        "nrbp": rbp,
+        "nnrbp": normalised(rbp_weight),
+    }
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_novelty_measures_average_ties_over_every_ordering(seed):
+    # nERR-IA, NRBP, nNRBP and alpha-nDCG with ties="average": the mean over every ordering of the tie blocks
+    # (scores -inf not retrieved), by enumeration, against the textbook loops.
+    from sklearn_rankmetrics import alpha_ndcg_score
+
+    judgements, y_score, qid = subtopic_queries(seed, n_rows=9, n_scores=[2, 3][seed % 2])
+    judgements[::3] *= [0.5, 1.0, 0.3][seed % 3]  # fractional judgements
+    y_score[np.random.default_rng(seed).random(len(y_score)) < 0.2] = -np.inf
+    alpha, beta, k = [0.5, 0.2, 1.0, 0.0][seed % 4], [0.5, 0.8][seed % 2], [None, 1, 2, 4, 10][seed % 5]
+    textbooks = novelty_textbooks(alpha, beta, k)
+    expected = {name: [] for name in textbooks}
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        ideal = ndeval_ideal([judgements[row] for row in rows], alpha)
+        n_intents = int(np.sum(judgements[rows].max(axis=0) > 0))
+        retrieved = rows[y_score[rows] > -np.inf]
+        blocks = [retrieved[y_score[retrieved] == score] for score in sorted(set(y_score[retrieved]), reverse=True)]
+        orderings = [
+            [judgements[row] for block in ordering for row in block]
+            for ordering in itertools.product(*(itertools.permutations(block) for block in blocks))
+        ]
+        for name, textbook in textbooks.items():
+            expected[name].append(np.mean([textbook(ranked, ideal, n_intents) for ranked in orderings]))
+    options = {"qid": qid, "k": k, "alpha": alpha, "ties": "average", "average": False}
+    ours = {
+        "alpha_ndcg": alpha_ndcg_score(judgements, y_score, **options),
+        "nerr_ia": normalized_intent_aware_err_score(judgements, y_score, **options),
+        "nrbp": novelty_rank_biased_precision_score(judgements, y_score, beta=beta, **options),
+        "nnrbp": novelty_rank_biased_precision_score(judgements, y_score, beta=beta, normalize=True, **options),
+    }
+    for name, values in ours.items():
+        np.testing.assert_allclose(values, expected[name], rtol=1e-12, atol=1e-15, err_msg=name)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_novelty_measures_match_their_textbook_loops(seed):
     judgements, y_score, qid = subtopic_queries(seed, n_rows=12, n_scores=20)
@@ -159,7 +222,7 @@ def test_a_query_without_relevant_intents_scores_zero_division(metric):
         (intent_aware_precision_score, {"ties": "pessimistic"}, ValueError, "ties must be one of 'stable', 'average'"),
         (intent_aware_average_precision_score, {"intent_weights": [1.0]}, ValueError, "intent_weights must hold 2"),
         (intent_aware_precision_score, {"intent_weights": [1.0, -1.0]}, ValueError, "finite non-negative weights"),
-        (normalized_intent_aware_err_score, {"ties": "average"}, ValueError, "ties must be one of 'stable', 'pess"),
+        (normalized_intent_aware_err_score, {"ties": "random"}, ValueError, "ties must be one of .stable., .average."),
         (normalized_intent_aware_err_score, {"alpha": 1.5}, ValueError, r"alpha must be in \[0, 1\]; got 1.5"),
         (novelty_rank_biased_precision_score, {"beta": 1.0}, ValueError, "beta must be below 1"),
         (novelty_rank_biased_precision_score, {"normalize": 1}, TypeError, "normalize must be True or False"),

@@ -105,6 +105,33 @@ def test_compatibility_matches_ir_measures_compat(seed):
             np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-15, err_msg=str(measure))
 
 
+def test_compatibility_equals_ir_measures_where_its_conventions_say():
+    # The record: ties='stable' with the rows and the qrels in ascending docno order, positive scores. Score ties of
+    # one label included; below 0, ir_measures puts the documents not retrieved (score 0) above retrieved ones.
+    compatibility = pytest.importorskip("ir_measures.providers.compat_provider").compatibility
+    from sklearn_rankmetrics import metric_info
+
+    settings = {key: value for key, value in metric_info("Compat").conventions["ir_measures"].items() if key != "note"}
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(rng.integers(1, 12))
+        y_true, y_score = rng.choice([0, 1, 2, 3], n), rng.integers(1, 4, n).astype(float)  # ties
+        y_score[rng.random(n) < 0.2] = -np.inf
+        if not (y_true > 0).any() or not (y_score > -np.inf).any():
+            continue
+        qrels = {f"d{row:03d}": int(y_true[row]) for row in range(n)}  # ascending docno order, as the rows
+        run = {f"d{row:03d}": y_score[row] for row in range(n) if y_score[row] > -np.inf}
+        p, normalize = [0.5, 0.9, 0.95][trial % 3], bool(trial % 2)
+        expected = compatibility(qrels, run, p, normalize)
+        assert compatibility_score(y_true, y_score, p=p, normalize=normalize, **settings) == pytest.approx(expected)
+    # Scores below 0: the document not retrieved is the first of label 1 in ir_measures' ideal ranking, not ours.
+    expected = compatibility({"d0": 1, "d1": 1, "d2": 0}, {"d0": -1.0, "d2": -2.0}, 0.5, True)
+    assert compatibility_score([1, 1, 0], [-1.0, -np.inf, -2.0], p=0.5, **settings) != pytest.approx(expected)
+    assert compatibility_score([1, 1, 0], [1.0, -np.inf, 0.5], p=0.5, **settings) == pytest.approx(
+        compatibility({"d0": 1, "d1": 1, "d2": 0}, {"d0": 1.0, "d2": 0.5}, 0.5, True)
+    )
+
+
 def cwl_rankings(y_true, y_score, qid, max_grade, depth):
     ranking = pytest.importorskip("cwl.ruler.ranking")
     logging.getLogger("cwl").disabled = True
@@ -132,13 +159,15 @@ def test_inst_and_insq_match_ir_measures_spellings():
     y_true, y_score, qid = graded_collection(9)
     ir_measures, qrels, run = ir_measures_inputs(y_true, y_score, qid)
     pytest.importorskip("cwl")
-    for measure, ours in (
-        (ir_measures.INST(T=2.0, max_rel=3), inst_score),
-        (ir_measures.INSQ(T=2.0, max_rel=3), insq_score),
-    ):
-        expected = per_query(ir_measures, measure, qrels, run, np.unique(qid))
-        values = ours(y_true, y_score, qid=qid, target=2.0, max_grade=3, k=1000, average=False)
-        np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-15, err_msg=str(measure))
+    from sklearn_rankmetrics import metric_info
+
+    for name in ("INST(T=2.0, max_rel=3)", "INSQ(T=2.0, max_rel=3)"):
+        # ir_measures' own spelling, and the record's conventions for it (k=1000), give its number.
+        info = metric_info(name)
+        convention = {key: value for key, value in info.conventions["ir_measures"].items() if key != "note"}
+        expected = per_query(ir_measures, ir_measures.parse_measure(name), qrels, run, np.unique(qid))
+        values = info.function(y_true, y_score, qid=qid, **info.settings, **convention, average=False)
+        np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-15, err_msg=name)
 
 
 @pytest.mark.parametrize("name", ["insq", "inst"])

@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics.metrics._overlap import compatibility_score, rank_biased_overlap
 
@@ -160,3 +161,13 @@ def test_compatibility_counts_relevant_documents_that_were_not_retrieved():
     weights = 0.5 ** np.arange(3)
     expected = np.sum(weights * np.divide(overlaps, [1, 2, 3])) / np.sum(weights * np.divide(ideal_overlaps, [1, 2, 3]))
     assert compatibility_score(y_true, y_score, p=0.5) == pytest.approx(expected, rel=1e-15)
+
+
+def test_rbo_with_every_weight_zero_warns_of_the_weights_not_of_zero_division():
+    # RBO has no undefined query and no zero_division: only the weights can leave the mean undefined.
+    a, b = np.array([4, 3, 2, 1.0]), np.array([1, 2, 3, 4.0])
+    with pytest.warns(UndefinedMetricWarning, match="sample_weight gives every query a weight of 0") as record:
+        assert np.isnan(rank_biased_overlap(np.r_[a, a], np.r_[b, a], qid=[1] * 4 + [2] * 4, sample_weight=[0] * 8))
+    assert not any("zero_division" in str(warning.message) for warning in record)
+    values = rank_biased_overlap(np.r_[a, a], np.r_[b, a], qid=[1] * 4 + [2] * 4, sample_weight=[0] * 8, average=False)
+    np.testing.assert_allclose(values, [rank_biased_overlap(a, b), 1.0])

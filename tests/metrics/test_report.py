@@ -57,7 +57,11 @@ def test_report_of_2d_inputs_names_queries_by_row():
         ("ndcg@10", TypeError, "metrics must be a sequence of metric names"),
         (["ndgc"], ValueError, "'ndgc' is not a ranking metric name. Did you mean 'ndcg'"),
         (["ndcg(ties='stable')"], ValueError, "sets ties, which the report sets once for every metric"),
-        (["alpha_ndcg@10"], ValueError, "'alpha_ndcg@10' cannot share a ranking with the other metrics"),
+        (
+            ["alpha_ndcg@10"],
+            ValueError,
+            r"'alpha_ndcg@10' is an intent-aware measure: it needs an \(n_samples, n_subtopics\)",
+        ),
     ],
 )
 def test_report_errors(metrics, error, message):
@@ -136,6 +140,16 @@ def test_report_names_the_option_a_metric_kernel_does_not_take(name, message):
     # These reached the shared kernel and failed there: "_bpref() got an unexpected keyword argument 'k'".
     with pytest.raises(ValueError, match=message):
         ranking_report([1, 0], [0.5, 0.2], metrics=[name])
+
+
+def test_undefined_queries_are_named_by_what_makes_each_metric_undefined():
+    # OPA is undefined for a query whose labels are all equal (no pair to order), not only without relevant ones.
+    y_true, y_score, qid = [2, 0, 1, 0, 0, 0, 1, 1, 1], [5, 4, 9, 1, 3, 2, 3, 2, 1], [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    with pytest.warns(UndefinedMetricWarning) as record:
+        ranking_report(y_true, y_score, qid=qid, metrics=["ndcg", "opa"])
+    (message,) = [str(warning.message) for warning in record]
+    assert "Queries without a relevant document, out of 3, scored zero_division in the means: ndcg: 1 " in message
+    assert "Queries without a pair of different labels, out of 3, scored zero_division in the means: opa: 2 " in message
 
 
 def test_returned_query_ids_keep_ids_that_differ_only_by_trailing_nuls():

@@ -275,6 +275,16 @@ def test_library_names_work_in_evaluate_run():
     assert result["P_10"] == pytest.approx(trec["P_10"], rel=1e-12)
 
 
+@pytest.mark.parametrize("name", ["P_IA@10", "nNRBP", "alpha_nDCG@10"])
+def test_intent_aware_names_say_evaluate_run_has_no_subtopic_judgements(name):
+    # They need an (n_samples, n_subtopics) judgement matrix: the message says so and names the call that works.
+    qrels, run = collection(4)
+    with pytest.raises(ValueError, match=r"is an intent-aware measure: it needs an \(n_samples, n_subtopics\)"):
+        evaluate_run(qrels, run, [name])
+    with pytest.raises(ValueError, match=r"subtopic qrels are not read.*with y_true the judgement matrix"):
+        evaluate_run(qrels, run, [name])
+
+
 # ---- the "not retrieved" convention of the metric functions -----------------------------------
 
 
@@ -707,7 +717,7 @@ def test_command_names_an_empty_run_and_with_c_evaluates_it(tmp_path, capsys):
          "evaluate_run cannot pass on"),
         ("ndcg(average=False)", "sets average, which evaluate_run sets for every measure"),
         ("ndcg(foo=1)", "sets foo, which is not an option of ndcg_score; its options are discount, gain, k"),
-        ("alpha_ndcg@10", "cannot share a ranking with the other metrics in evaluate_run"),
+        ("alpha_ndcg@10", "is an intent-aware measure: it needs an .n_samples, n_subtopics. judgement matrix"),
     ],
 )  # fmt: skip
 def test_options_a_kernel_does_not_take_are_refused_with_where_to_set_them(name, message):
