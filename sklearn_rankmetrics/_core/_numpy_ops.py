@@ -47,7 +47,8 @@ def sort_within_queries(codes, y_score, rows=None):
     if low == -np.inf:  # documents not retrieved: their key sorts them after every score of their query
         finite = y_score[y_score > low]
         low, high = (finite.min(), high) if len(finite) else (0.0, 0.0)
-    span = high - low
+    with np.errstate(invalid="ignore"):  # inf - inf: only +inf scores, sorted exactly below
+        span = high - low
     if not np.isfinite(span):
         scores = y_score if rows is None else y_score[rows]
         order = np.lexsort((-scores, codes))

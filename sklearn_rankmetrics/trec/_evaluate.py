@@ -206,13 +206,23 @@ def summarize(measure, values, n_queries):
     if measure is None:
         return float(np.mean(values))
     if measure.summary == "gm":  # the values are logs already
-        return float(np.exp(np.sum(values) / n_queries)) if n_queries else 0.0
+        return float(np.exp(running_sum(values) / n_queries)) if n_queries else 0.0
     if measure.summary == "count":
         return n_queries
     if measure.summary == "sum":  # a count: whole, but where a mean over the orderings of a tie block is not
-        total = float(np.sum(values))
+        total = running_sum(values)
         return int(total) if total.is_integer() else total
-    return float(np.sum(values) / n_queries) if n_queries else 0.0
+    return running_sum(values) / n_queries if n_queries else 0.0
+
+
+def running_sum(values):
+    """The sum of the per-query values added one after another in query order, as trec_eval adds them.
+
+    np.sum adds pairwise, whose rounding differs in the last bit: enough to change the printed digit of a mean
+    that lies on a rounding tie.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
 def evaluate_run(

@@ -182,7 +182,9 @@ def chunk_columns(pa, data, layout, *, first):
     general reader does: one with a lone ``\\r`` or, where it is the file's
     ``first``, a byte-order mark.
     """
-    if (first and data.startswith(BYTE_ORDER_MARK)) or lone_carriage_returns(data):
+    # pyarrow drops a byte-order mark at the start of every chunk it reads, not only the file's first: a chunk
+    # that starts with one goes to the general reader, which keeps it as part of the line's first field.
+    if data.startswith(BYTE_ORDER_MARK) or lone_carriage_returns(data):
         raise Unsplittable("a byte-order mark or a lone carriage return")
     csv = pa.csv
     batches = csv.open_csv(

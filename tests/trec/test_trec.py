@@ -885,3 +885,18 @@ def test_a_relevance_beyond_int64_in_a_dict_of_floats_is_named_exactly():
     # numpy turns [2**63, 0.5] into floats: the message still shows the int given.
     with pytest.raises(ValueError, match="judge document 'a' of query 'q' 9223372036854775808"):
         evaluate_run({"q": {"a": 2**63, "b": 0.0}}, {"q": {"a": 1.0}}, ["P.1"])
+
+
+def test_the_summary_adds_the_per_query_values_in_order_as_trec_eval():
+    # P_20 of 8 queries: 1, 2, 2, 0, 2, 1, 1, 2 relevant in the top 20. The exact mean 0.06875 lies on a rounding
+    # tie: trec_eval's one-by-one sum prints 0.0687 where a pairwise sum prints 0.0688.
+    import functools
+    import operator
+
+    found = [1, 2, 2, 0, 2, 1, 1, 2]
+    qrels = {f"q{i}": {f"d{j}": 1 for j in range(n)} or {"unretrieved": 1} for i, n in enumerate(found)}
+    run = {f"q{i}": {f"d{j}": float(-j) for j in range(20)} for i in range(len(found))}
+    result = evaluate_run(qrels, run, ["P.20"])
+    per_query = [n / 20 for n in found]
+    assert result["P_20"] == functools.reduce(operator.add, per_query) / len(found)
+    assert f"{result['P_20']:.4f}" == "0.0687"

@@ -361,3 +361,15 @@ def test_without_reads_at_an_offset_a_file_is_read_whole_first(tmp_path, monkeyp
     path.write_bytes(b"q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 1.5 r\n")
     calls = general_calls(monkeypatch)
     assert list(read_run(path).doc_id) == ["d1", "d2"] and not calls
+
+
+def test_a_byte_order_mark_where_a_chunk_starts_stays_in_the_id(tmp_path, monkeypatch):
+    # pyarrow drops a BOM at the start of every chunk it reads; the id of such a line must keep it, as trec_eval does.
+    monkeypatch.setattr(_io, "CHUNK_BYTES", 64)
+    lines = [b"q1 Q0 d%d 1 %d r\n" % (row, -row) for row in range(40)]
+    lines[20] = b"\xef\xbb\xbf" + lines[20]
+    path = tmp_path / "run"
+    path.write_bytes(b"".join(lines))
+    fast, general = both_readers(monkeypatch, read_run, path)
+    assert fast == general
+    assert "\ufeffq1" in set(map(str, fast["query_id"][1]))
