@@ -599,7 +599,7 @@ def test_str_shows_every_pair_without_a_baseline():
     for pair in ("s1 - s0", "s2 - s0", "s2 - s1"):
         assert pair in text
     assert "baseline" not in text
-    assert "* p < 0.05 (randomization test, holm, 20 queries)" in text
+    assert "* p < 0.05 (randomization test, holm)" in text
 
 
 def test_alpha_is_independent_of_the_confidence_level():
@@ -760,10 +760,9 @@ def test_bad_scores_name_their_system_and_run():
         compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], scores["s1"][:30]]}, qid=qid)
 
 
-@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")  # means of nothing
 def test_a_metric_no_query_defines():
     y_true, scores, qid = data(n_queries=10, n_systems=2)
-    with pytest.warns(UserWarning, match="on 0 queries"):
+    with pytest.warns(UserWarning, match="No query defines 'mrr' for every system"):
         result = compare_rankings(np.zeros_like(y_true), scores, qid=qid, metrics=["mrr"], zero_division=np.nan)
     with pytest.raises(
         ValueError, match=r"RankingComparison\.anova needs at least two queries that every system defines"
