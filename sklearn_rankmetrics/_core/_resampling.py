@@ -13,9 +13,8 @@ BLOCK = 256
 def check_resampling(n_resamples, confidence_level, random_state):
     """The validated ``n_resamples`` and ``confidence_level``, and a numpy Generator seeded from ``random_state``."""
     n_resamples = check_integer("n_resamples", n_resamples)
-    confidence_level = check_real("confidence_level", confidence_level, low=0, high=1, low_open=True)
-    if confidence_level == 1:
-        raise ValueError("confidence_level must be below 1: a 100% bootstrap interval is not defined.")
+    # A 100% bootstrap interval is not defined: the level lies strictly between 0 and 1.
+    confidence_level = check_real("confidence_level", confidence_level, low=0, high=1, low_open=True, high_open=True)
     return n_resamples, confidence_level, np.random.default_rng(check_random_state(random_state).randint(2**31))
 
 

@@ -73,17 +73,27 @@ def check_zero_division(zero_division):
     raise ValueError(f"zero_division must be 0.0, 1.0 or np.nan; got {plain(zero_division)!r}.")
 
 
-def check_real(name, value, *, low=None, high=None, low_open=False):
-    """Return ``value`` as a float after checking it is a finite real in [low, high]."""
+def check_real(name, value, *, low=None, high=None, low_open=False, high_open=False):
+    """Return ``value`` as a float after checking it is a finite real in the interval from ``low`` to ``high``.
+
+    ``low_open``/``high_open`` exclude the bound itself; the error message
+    writes the interval exactly as enforced (an infinite end is always open:
+    infinity is refused).
+    """
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {plain(value)!r} of type {type(value).__name__}.")
     value = float(value)
     too_low = low is not None and (value <= low if low_open else value < low)
-    if not np.isfinite(value) or too_low or (high is not None and value > high):
-        bracket = "(" if low_open else "["
-        low_text = "-inf" if low is None else low
-        high_text = "inf" if high is None else high
-        raise ValueError(f"{name} must be in {bracket}{low_text}, {high_text}]; got {value!r}.")
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if not np.isfinite(value) or too_low or too_high:
+        if low is None and high is None:
+            raise ValueError(f"{name} must be a finite number; got {value!r}.")
+        interval = (
+            ("(-inf" if low is None else f"{'(' if low_open else '['}{low!r}")
+            + ", "
+            + ("inf)" if high is None else f"{high!r}{')' if high_open else ']'}")
+        )
+        raise ValueError(f"{name} must be in {interval}; got {value!r}.")
     return value
 
 

@@ -8,15 +8,18 @@ difference of means is measured against, with (k - 1)(n - 1) degrees of
 freedom.
 """
 
+import itertools
 import warnings
 
 import numpy as np
 from scipy import integrate, stats
 
+from .._core._parallel import map_in_threads
 from .._core._resampling import BLOCK, resample_blocks
 from .._core._validation import plain
 from .._core._warnings import warn
 from ._comparison_report import defined_values, import_pandas, metric_name
+from ._paired_tests import exact_permutations
 
 TUKEY_TESTS = ("tukey-hsd", "randomized-tukey-hsd")
 # The numbers a block of the randomised Tukey HSD holds at a time: resamples x queries x systems.
@@ -110,6 +113,9 @@ def tukey_columns(values, pairs, test, n_resamples, confidence_level, rng):
     all those of ``values``, whichever ``pairs`` are reported. Returns the
     arrays ``pvalue``, ``delta_ci_low``, ``delta_ci_high`` and
     ``effect_size``, one value per (metric, pair) column, metric by metric.
+    The randomised test enumerates every permutation when all (k!) ** n of
+    them fit in ``n_resamples`` (:func:`enumerated_ranges`), and samples
+    ``n_resamples`` of them otherwise (:func:`randomized_ranges`).
     """
     metrics, names = list(values), list(next(iter(values.values())))
     cube = np.stack([np.column_stack([values[metric][name] for name in names]) for metric in metrics])  # m, n, k
@@ -123,20 +129,22 @@ def tukey_columns(values, pairs, test, n_resamples, confidence_level, rng):
     # A residual of rounding errors alone (each system a constant shift of the others) is no residual.
     variances[variances <= 1e-24 * (cube**2).mean(axis=(1, 2))] = 0.0
     df = (n - 1) * (k - 1)
-    spread = np.sqrt(np.nan_to_num(variances))[:, None]  # nan (one query): no spread
+    spread = np.sqrt(variances)[:, None]  # nan on one query: no residual at all
     with np.errstate(divide="ignore", invalid="ignore"):
-        # delta / sqrt(MSE); without residual spread, an infinite effect (0 for no difference), as effect_size.
-        effect = np.where(spread > 0, deltas / spread, np.sign(deltas) * np.inf)
+        # delta / sqrt(MSE), as effect_size: nan without a residual (one query), ±inf where the residual is 0.
+        effect = np.where(spread > 0, deltas / spread, np.sign(deltas) * np.where(np.isnan(spread), np.nan, np.inf))
         statistic = np.abs(deltas) / (spread / np.sqrt(n))
     if test == "tukey-hsd":
         pvalues = studentized_range_sf(np.where(deltas == 0, 0.0, statistic), k, max(df, 1))
         margin = stats.studentized_range.ppf(confidence_level, k, max(df, 1)) * np.sqrt(variances / n)[:, None]
         warn_if_no_residual(variances, deltas, metrics, n)
     else:
-        ranges = randomized_ranges(cube, n_resamples, rng)  # resamples, m
+        exact = exact_permutations(n, k, n_resamples)
+        ranges = enumerated_ranges(cube) if exact else randomized_ranges(cube, n_resamples, rng)  # resamples, m
         tolerance = 4 * n * np.finfo(np.float64).eps * np.abs(cube).mean(axis=1).max(axis=1)  # rounding of means
-        extreme = ranges[:, :, None] >= np.abs(deltas)[None] - tolerance[None, :, None]
-        pvalues = (1 + extreme.sum(axis=0)) / (1 + n_resamples)
+        count = (ranges[:, :, None] >= np.abs(deltas)[None] - tolerance[None, :, None]).sum(axis=0)
+        # Enumerated, the observed permutation is among the ranges; sampled, it is added to them.
+        pvalues = count / len(ranges) if exact else (1 + count) / (1 + n_resamples)
         margin = np.broadcast_to(np.quantile(ranges, confidence_level, axis=0)[:, None], deltas.shape)
     if n < 2:  # no residual to measure a difference against: every p-value is 1 (compare_rankings warns)
         pvalues, margin = np.ones_like(deltas), np.full_like(deltas, np.nan)
@@ -145,7 +153,7 @@ def tukey_columns(values, pairs, test, n_resamples, confidence_level, rng):
         "pvalue": pvalues.ravel(),
         "delta_ci_low": (deltas - margin).ravel(),
         "delta_ci_high": (deltas + margin).ravel(),
-        "effect_size": np.where(deltas == 0, 0.0, effect).ravel(),
+        "effect_size": np.where(deltas == 0, 0.0, effect).ravel(),  # no difference: no effect, as d_z
     }
 
 
@@ -170,7 +178,6 @@ def randomized_ranges(cube, n_resamples, rng):
     in chunks that keep it near ``CHUNK`` numbers.
     """
     n_metrics, n, k = cube.shape
-    flat = cube.reshape(n_metrics, n * k)
     step = max(1, CHUNK // (BLOCK * k))  # queries per chunk
 
     def block(size, generator):
@@ -178,10 +185,49 @@ def randomized_ranges(cube, n_resamples, rng):
         for start in range(0, n, step):
             stop = min(start + step, n)
             order = generator.permuted(np.broadcast_to(np.arange(k), (size, stop - start, k)), axis=-1)
-            cells = order + (np.arange(start, stop) * k)[:, None]  # resample, query, system -> flat cell
-            for m in range(n_metrics):
-                sums[:, m] += flat[m][cells].sum(axis=1)
-        means = sums / n
-        return means.max(axis=2) - means.min(axis=2)
+            add_permuted(sums, cube, order, start)
+        return permuted_range(sums / n)
 
     return resample_blocks(n_resamples, rng, block)
+
+
+def enumerated_ranges(cube):
+    """The range of the system means under every permutation of the queries' values, up to relabelling systems.
+
+    The first query keeps its order: permuting every query alike relabels
+    the systems and leaves the range unchanged, so the (k!) ** (n - 1)
+    assignments of the other queries give each distinct range as often as
+    the (k!) ** n of all queries do. Assignment r gives query q the
+    permutation of digit q - 1 of r in base k!. Blocks of ``BLOCK``.
+    """
+    n_metrics, n, k = cube.shape
+    permutations = np.array(list(itertools.permutations(range(k))))
+    powers = len(permutations) ** np.arange(n - 1)
+    total = len(permutations) ** (n - 1)
+
+    def block(start):
+        assignments = np.arange(start, min(start + BLOCK, total))
+        order = permutations[(assignments[:, None] // powers) % len(permutations)]  # assignment, query, system
+        sums = np.broadcast_to(cube[:, 0], (len(assignments), n_metrics, k)).copy()
+        add_permuted(sums, cube[:, 1:], order, 0)
+        return permuted_range(sums / n)
+
+    return np.concatenate(map_in_threads(block, range(0, total, BLOCK)))
+
+
+def add_permuted(sums, cube, order, start):
+    """Add to ``sums`` (resamples, metrics, systems) the values of queries ``start...`` permuted by ``order``.
+
+    ``order[r, q]`` is the permutation of query ``start + q`` in resample r:
+    system j receives that query's value of system ``order[r, q, j]``.
+    """
+    n_metrics, _, k = cube.shape
+    flat = cube.reshape(n_metrics, -1)
+    cells = order + (np.arange(start, start + order.shape[1]) * k)[:, None]  # resample, query, system -> flat cell
+    for m in range(n_metrics):
+        sums[:, m] += flat[m][cells].sum(axis=1)
+
+
+def permuted_range(means):
+    """The largest minus the smallest of the systems' means (last axis)."""
+    return means.max(axis=-1) - means.min(axis=-1)

@@ -13,6 +13,8 @@ import numpy as np
 
 from .._core._resampling import bootstrap_means, check_resampling
 from .._core._validation import check_option, plain
+from .._core._warnings import warn
+from ..metrics._registry import metric_info
 from ..metrics._report import ranking_report
 from ._anova import TUKEY_TESTS, tukey_columns
 from ._caveats import warn_if_negligible, warn_if_wilcoxon_at_scale
@@ -53,12 +55,15 @@ def compare_rankings(
         Relevance labels, as for :func:`ranking_report`.
     y_scores : dict of str to array-like, or to a list of array-likes
         Each system's scores of the same rows, by system name (at least two).
-        A list of score arrays (or an array of shape ``(n_runs, *y_true.shape)``)
-        gives a system's runs: seeds, folds, shards (see Notes).
+        A list of score arrays (or an array of shape ``(n_runs, *y_true.shape)``,
+        one run per row, a pandas DataFrame's rows too) gives a system's runs:
+        seeds, folds, shards (see Notes).
     qid : array-like of shape (n_samples,), default=None
         Query id of each row, as for :func:`ranking_report`.
     metrics : sequence of str, default=("ndcg@10",)
-        Metric names, as for :func:`get_ranking_scorer`.
+        Metric names, as for :func:`get_ranking_scorer`: at least one, each
+        metric once (two spellings of one metric, as ``"ndcg@10"`` and
+        ``"nDCG@10"``, are refused: it would count twice in the corrections).
     baseline : str, default=None
         The system every other one is compared with; None: every pair.
     test : {"randomization", "t-test", "wilcoxon", "bootstrap", "tukey-hsd", \
@@ -93,7 +98,8 @@ def compare_rankings(
     **options : dict
         ``ties`` and ``zero_division``, as for :func:`ranking_report`.
         Queries undefined for a metric (``zero_division=np.nan``) are left
-        out of its comparison.
+        out of its comparison; each row's ``n_queries`` says how many it
+        compared, and a warning says when no query is left.
 
     Returns
     -------
@@ -106,8 +112,10 @@ def compare_rankings(
     Warns
     -----
     UserWarning
-        Where a result would mislead: a comparison on one query; a bootstrap
-        test that cannot reach ``alpha``; the Wilcoxon test on 1,000 queries
+        Where a result would mislead: a comparison on one query, or on none
+        (every query undefined); a randomization, bootstrap or randomised
+        Tukey test that cannot reach ``alpha`` (too few queries or
+        resamples); the Wilcoxon test on 1,000 queries
         or more [6]_; a significant difference whose effect size is below 0.2
         (negligible); a pair significant over the queries whose systems' runs
         do not differ (Welch's t-test over the run means); a Tukey test
@@ -125,12 +133,17 @@ def compare_rankings(
     bootstrap interval. For each pair: the mean paired difference ``delta``
     (system minus baseline) with its interval, the test's p-value, the
     adjusted p-value, the effect size :math:`d_z = \\bar d / s_d` (mean
-    difference over its standard deviation; 0 for identical systems) and the
-    numbers of queries where the system wins, ties and loses. Randomization
-    and bootstrap p-values count the observed statistic among the resamples,
+    difference over its standard deviation: 0 where every difference is 0,
+    nan otherwise on one query, where no standard deviation exists, and
+    :math:`\\pm\\infty` where every difference is the same non-zero number,
+    its limit as the spread vanishes; ``to_json`` writes it as ``"inf"``)
+    and the numbers of queries where the system wins, ties and loses. Every
+    row has ``n_queries``, the number of queries compared (those every
+    system defines for its metric). Randomization and bootstrap p-values
+    count the observed statistic among the resamples,
     :math:`(1 + \\#\\{|T^*| \\geq |T|\\}) / (1 + B)`, as
     ``scipy.stats.permutation_test``; identical systems get p = 1 from every
-    test, and so does a comparison on one query (with a warning).
+    test, and so does a comparison on one query or none (with a warning).
 
     The bootstrap test is the paired bootstrap-t of Efron and Tibshirani [1]_
     (Algorithm 16.2, the one-sample test of a mean) that Sakai [2]_ applies to
@@ -138,22 +151,33 @@ def compare_rankings(
     each resample of the differences centred at their mean, :math:`w_i = d_i
     - \\bar d`, gives :math:`T^* = \\bar w^* / (s^*_w / \\sqrt n)`, its own
     mean over its own standard deviation. With many queries its p-value
-    agrees with the t-test's. With few, studentizing keeps the test at or
-    below its level for symmetric, discrete, bounded and heavy-tailed
-    differences and those of IR metrics (simulated from 2 to 30 queries),
+    agrees with the t-test's; studentizing keeps the test near its level
     where the percentile (shift) test of the mean alone rejects a true null
-    up to ten times too often. It is not exact: for strongly skewed
-    continuous differences of mean 0 and few queries it rejects too often
-    (at 0.05, about 0.06-0.07 for exponential differences and 0.09-0.12 for
-    lognormal ones at 8 to 30 queries), if less often than the t-test and
-    the randomization test. The randomization test is exact at every number
-    of queries for its own null, systems exchangeable on each query (each
-    difference as likely positive as negative): with few queries, use it.
-    A bootstrap resample without spread (one query drawn n times, or only
-    equal differences) counts as extreme, so p does not fall below
-    :math:`n^{1 - n}`, the chance of such a resample: with 2 or 3 queries
-    the test cannot reach 0.05, and a warning says so. A difference equal on
-    every query leaves no spread to studentize by: p = 1, with a warning (the
+    up to ten times too often. With 13 queries or fewer, the bootstrap
+    distribution of so few values is too coarse: for differences taking few
+    values the bootstrap-t alone rejects a true null too often (at 0.05,
+    with infinitely many resamples: 0.078 with 6 queries and 0.10 with 7
+    for differences in {-1, 0, 1}, half of them 0; 0.070 with 13 queries
+    for differences of ±1, the t-test 0.092), so there the p-value is
+    the larger of the bootstrap-t's and the exact randomization test's (all
+    :math:`2^n` sign flips). A test that rejects only where both do holds
+    the randomization test's level, exact whenever the differences are
+    symmetric about 0, and never exceeds the bootstrap-t's own; it cannot
+    fall below :math:`2 / 2^n`, so with 5 queries or fewer the test cannot
+    reach 0.05 (a warning says so). It is not exact for every null of a
+    mean difference of 0: for strongly skewed continuous differences and
+    few queries it rejects too often (at 0.05, about 0.06-0.07 for
+    exponential differences and 0.09-0.12 for lognormal ones at 8 to 30
+    queries), if less often than the t-test and the randomization test;
+    and with more than 13 queries, for differences of a few values, its
+    rejection rate moves about the level with the lattice of their
+    possible means, as the t-test's does (differences of ±1 with 50
+    queries: 0.065 for both). The randomization test is exact at every
+    number of queries for its own null, systems exchangeable on each query
+    (each difference as likely positive as negative): with few queries, use
+    it. A bootstrap resample without spread (one query drawn n times, or
+    only equal differences) counts as extreme. A difference equal on every
+    query leaves no spread to studentize by: p = 1, with a warning (the
     randomization test is exact for it).
 
     The Tukey tests compare all k systems of ``y_scores`` at once, metric by
@@ -167,10 +191,15 @@ def compare_rankings(
     :math:`\\delta \\pm q_{crit} \\sqrt{MSE/n}`. ``"randomized-tukey-hsd"``
     permutes each query's values across the systems in every resample, and
     :math:`p = (1 + \\#\\{\\max_{i,j} |\\bar x^*_i - \\bar x^*_j| \\geq
-    |\\delta|\\}) / (1 + B)`; its intervals are :math:`\\delta \\pm` the
+    |\\delta|\\}) / (1 + B)`, or, when the :math:`(k!)^n` permutations fit
+    in ``n_resamples``, the share of all of them as extreme (enumerated, as
+    the randomization test enumerates its sign flips: with two systems the
+    two tests are then equal); its intervals are :math:`\\delta \\pm` the
     ``confidence_level`` quantile of that range. Both report Sakai's effect
-    size :math:`\\delta / \\sqrt{MSE}`. With two systems, Tukey's HSD is the
-    paired t-test (:math:`q = \\sqrt 2\\, |t|`).
+    size :math:`\\delta / \\sqrt{MSE}` (as :math:`d_z`: 0 for no
+    difference, nan on one query, :math:`\\pm\\infty` where MSE is 0). With
+    two systems, Tukey's HSD is the paired t-test (:math:`q = \\sqrt 2\\,
+    |t|`).
 
     A system of several runs is compared through its per-query values
     averaged over its runs: the tests ask whether the systems differ on the
@@ -181,7 +210,12 @@ def compare_rankings(
     the system, as a factor; and a warning names the pairs significant over
     the queries whose run means do not differ by Welch's t-test, the
     question whether other runs would reproduce the difference. One run per
-    system gives the result of single score arrays.
+    system gives the result of single score arrays. Tukey's MSE is then the
+    residual of the two-way ANOVA of the run-averaged values, which is the
+    system x query interaction mean square of the runs' model ``value ~
+    C(system) * C(query) + C(system):C(run)`` divided by the number of runs,
+    not the residual of :meth:`RankingComparison.anova`'s run model (its
+    Notes say why).
 
     ``correction="maxT"`` is Westfall and Young's step-down resampling
     adjustment [4]_ from the randomization test's own sign flips, which flip
@@ -246,9 +280,10 @@ def compare_rankings(
     good - noise      +0.1447*
     better - noise    +0.1884*
     better - good     +0.0437
-    means over 30 queries, then each pair's difference; * p < 0.05 (tukey-hsd test, holm, 30 queries)
+    means over 30 queries, then each pair's difference; * p < 0.05 (tukey-hsd test, holm)
     """
     systems = check_systems(y_scores, baseline)
+    metrics = check_metrics(metrics)
     test = check_option("test", test, TESTS)
     check_correction(correction, test)
     alpha = check_alpha(alpha)
@@ -279,9 +314,11 @@ def compare_rankings(
         defined_queries[metric] = defined
     for defined, group in groups.values():
         values = {metric: {name: report[metric][defined] for name, report in reports.items()} for metric in group}
+        if not defined.any():
+            warn_if_no_query(group, len(defined))
         # maxT draws the sign flips of every group at once, after the intervals.
         rows += group_rows(
-            values, pairs, test, n_resamples, confidence_level, rng, compute_pvalues=correction != "maxT"
+            values, pairs, test, n_resamples, confidence_level, alpha, rng, compute_pvalues=correction != "maxT"
         )
     order = {metric: i for i, metric in enumerate(metrics)}
     rows.sort(key=lambda row: order[row["metric"]])
@@ -306,8 +343,9 @@ def compare_rankings(
         **{metric: {name: report[metric] for name, report in reports.items()} for metric in metrics},
     }
     several = any(len(runs) > 1 for runs in run_reports.values())
+    compared = int(np.any(list(defined_queries.values()), axis=0).sum())  # by at least one metric
     return RankingComparison(
-        rows, test, correction, confidence_level, len(ids), per_query, alpha, run_values if several else {}
+        rows, test, correction, confidence_level, compared, per_query, alpha, run_values if several else {}
     )
 
 
@@ -320,6 +358,39 @@ def system_report(name, index, n_runs, y_true, scores, qid, metrics, options):
             raise
         where = f"y_scores[{plain(name)!r}]" + (f"[{index}] (run {index + 1} of {n_runs})" if n_runs > 1 else "")
         raise type(error)(f"{where}: {error}") from error
+
+
+def check_metrics(metrics):
+    """The metric names as a list: at least one, and no metric twice under two spellings."""
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: compare_rankings needs at least one metric name, such as ['ndcg@10'].")
+    first = {}
+    for name in metrics:
+        try:
+            info = metric_info(name)
+        except (TypeError, ValueError):
+            continue  # ranking_report names what is wrong with it
+        if first.setdefault(info, name) is not name:
+            raise ValueError(
+                f"metrics names the same metric twice: {plain(first[info])!r} and {plain(name)!r} compute the same "
+                "values (metric_info of both is the same). Each would count as a hypothesis of the corrections and "
+                "a column of the tables: give each metric once."
+            )
+    return metrics
+
+
+def warn_if_no_query(metrics, n_queries):
+    """Warn where no query defines a group of metrics for every system: nothing is compared."""
+    names = ", ".join(repr(plain(metric)) for metric in metrics)
+    warn(
+        f"No query defines {names} for every system: zero_division=np.nan leaves out the queries without a "
+        f"relevant document, and none of the {n_queries} queries has one. Nothing is compared: the means and "
+        "differences are nan and the p-values 1. Check y_true (its relevant documents), or pass zero_division=0.",
+        UserWarning,
+    )
 
 
 def check_correction(correction, test):
@@ -355,7 +426,7 @@ def check_systems(y_scores, baseline):
     return systems
 
 
-def group_rows(values, pairs, test, n_resamples, confidence_level, rng, *, compute_pvalues=True):
+def group_rows(values, pairs, test, n_resamples, confidence_level, alpha, rng, *, compute_pvalues=True):
     """The rows of metrics on the same queries: each system's mean and interval, then each pair's comparison.
 
     ``values[metric][system]`` holds the per-query values. Every interval and
@@ -365,42 +436,31 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng, *, compu
     """
     metrics, names = list(values), list(next(iter(values.values())))
     columns = np.column_stack([values[metric][name] for metric in metrics for name in names])
-    n_systems = columns.shape[1]
+    n_queries, n_systems = columns.shape
     # Each difference column is system b minus system a of the same metric: a matrix of +1 and -1.
     contrast = np.zeros((n_systems, len(metrics) * len(pairs)))
     for m, (j, (a, b)) in itertools.product(range(len(metrics)), enumerate(pairs)):
         contrast[m * len(names) + names.index(b), m * len(pairs) + j] = 1.0
         contrast[m * len(names) + names.index(a), m * len(pairs) + j] = -1.0
     differences = columns @ contrast
-    # One set of bootstrap resamples: the means of the systems (and so of their differences) and, for the
-    # bootstrap-t test, the moments of the differences it studentizes by.
-    moments = [bootstrap_t_columns(differences)] if test == "bootstrap" else []
-    resampled = bootstrap_means(np.column_stack([columns, *moments]), n_resamples, rng)
-    moments = resampled[:, n_systems:]
-    resampled = np.column_stack([resampled[:, :n_systems], resampled[:, :n_systems] @ contrast])
-    tail = (1 - confidence_level) / 2
-    low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
-    if test in TUKEY_TESTS:  # a test of all the systems at once, with its own (simultaneous) intervals
-        tukey = tukey_columns(values, pairs, test, n_resamples, confidence_level, rng)
-        pvalues, effects = tukey["pvalue"].tolist(), tukey["effect_size"].tolist()
-        low[n_systems:], high[n_systems:] = tukey["delta_ci_low"], tukey["delta_ci_high"]
-    else:
-        pvalues = (
-            paired_pvalues(differences, test, n_resamples, rng, moments)
-            if compute_pvalues
-            else [np.nan] * differences.shape[1]
+    if n_queries:
+        low, high, pvalues, effects = group_statistics(
+            values, columns, contrast, differences, pairs, test, n_resamples, confidence_level, rng, compute_pvalues
         )
-        effects = [effect_size(d) for d in differences.T]
-    warn_if_powerless(differences, test, 1 - confidence_level, metrics, pairs)
+        warn_if_powerless(differences, test, alpha, metrics, pairs, n_resamples, len(names))
+    else:  # nothing to compare (compare_rankings warns): no mean, no interval, and no evidence of a difference
+        low = high = np.full(n_systems + differences.shape[1], np.nan)
+        pvalues, effects = [1.0 if compute_pvalues else np.nan] * differences.shape[1], [np.nan] * differences.shape[1]
     rows = []
     for m, metric in enumerate(metrics):
         summary = {
             name: {
                 "system": name,
                 "metric": metric,
-                "mean": float(values[metric][name].mean()),
+                "mean": float(values[metric][name].mean()) if n_queries else np.nan,
                 "ci_low": float(low[m * len(names) + i]),
                 "ci_high": float(high[m * len(names) + i]),
+                "n_queries": n_queries,
             }
             for i, name in enumerate(names)
         }
@@ -414,7 +474,7 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng, *, compu
                     **EMPTY_ROW,
                     **summary[b],
                     "baseline": a,
-                    "delta": float(d.mean()),
+                    "delta": float(d.mean()) if n_queries else np.nan,
                     "delta_ci_low": float(low[n_systems + column]),
                     "delta_ci_high": float(high[n_systems + column]),
                     "pvalue": pvalues[column],
@@ -425,3 +485,32 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, rng, *, compu
                 }
             )
     return rows
+
+
+def group_statistics(
+    values, columns, contrast, differences, pairs, test, n_resamples, confidence_level, rng, compute_pvalues
+):
+    """The intervals of the means and differences of a group of metrics, its p-values and effect sizes.
+
+    Returns ``low`` and ``high`` (the systems' columns, then the
+    differences'), and the p-values and effect sizes of the differences.
+    """
+    n_systems = columns.shape[1]
+    # One set of bootstrap resamples: the means of the systems (and so of their differences) and, for the
+    # bootstrap-t test, the moments of the differences it studentizes by.
+    moments = [bootstrap_t_columns(differences)] if test == "bootstrap" else []
+    resampled = bootstrap_means(np.column_stack([columns, *moments]), n_resamples, rng)
+    moments = resampled[:, n_systems:]
+    resampled = np.column_stack([resampled[:, :n_systems], resampled[:, :n_systems] @ contrast])
+    tail = (1 - confidence_level) / 2
+    low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
+    if test in TUKEY_TESTS:  # a test of all the systems at once, with its own (simultaneous) intervals
+        tukey = tukey_columns(values, pairs, test, n_resamples, confidence_level, rng)
+        low[n_systems:], high[n_systems:] = tukey["delta_ci_low"], tukey["delta_ci_high"]
+        return low, high, tukey["pvalue"].tolist(), tukey["effect_size"].tolist()
+    pvalues = (
+        paired_pvalues(differences, test, n_resamples, rng, moments)
+        if compute_pvalues
+        else [np.nan] * differences.shape[1]
+    )
+    return low, high, pvalues, [effect_size(d) for d in differences.T]

@@ -22,6 +22,7 @@ COLUMNS = (
     "wins",
     "ties",
     "losses",
+    "n_queries",
     "n_runs",
     "run_std",
 )
@@ -42,7 +43,9 @@ class RankingComparison:
     confidence_level : float
         The level of every interval.
     n_queries : int
-        The number of queries compared.
+        The number of queries compared: those that every system defines for
+        at least one metric (all the queries, unless ``zero_division=np.nan``
+        leaves some out). Each row's ``n_queries`` is its own metric's.
     per_query : dict
         The per-query values compared: ``"qid"`` to the query ids, and each
         metric to a dict of system name to values (nan where a query is left
@@ -72,7 +75,7 @@ class RankingComparison:
     b    0.4167
     <BLANKLINE>
     b - a  -0.5833
-    means over 2 queries, then each pair's difference; * p < 0.05 (randomization test, holm, 2 queries)
+    means over 2 queries, then each pair's difference; * p < 0.05 (randomization test, holm)
     """
 
     rows: list = field(default_factory=list)
@@ -90,9 +93,11 @@ class RankingComparison:
         Returns
         -------
         frame : pandas.DataFrame
-            One row per (system, metric) and baseline; ``wins``, ``ties``,
-            ``losses`` and ``n_runs`` are integer columns (pandas' nullable
-            ``Int64``: missing on a system's own row, which has no pair).
+            One row per (system, metric) and baseline; ``n_queries`` is the
+            number of queries its metric compared; ``wins``, ``ties``,
+            ``losses``, ``n_queries`` and ``n_runs`` are integer columns
+            (pandas' nullable ``Int64``: ``wins``, ``ties`` and ``losses``
+            are missing on a system's own row, which has no pair).
         """
         pd = _comparison_report.import_pandas("RankingComparison.to_frame")
         frame = pd.DataFrame(self.rows, columns=list(COLUMNS))
@@ -123,7 +128,24 @@ class RankingComparison:
 
         See Also
         --------
-        compare_rankings : Its ``test="tukey-hsd"`` measures differences against this residual.
+        compare_rankings : Its ``test="tukey-hsd"`` measures differences against the residual of one run per system.
+
+        Notes
+        -----
+        With one run per system, Tukey's HSD (``test="tukey-hsd"``) measures
+        every difference against this table's residual mean square. With
+        several runs, the tests work on each system's per-query values
+        averaged over its runs (the runs as fixed), and Tukey's HSD against
+        the residual of this ANOVA of those averages, with
+        :math:`(k - 1)(n - 1)` degrees of freedom: the system x query
+        interaction of the runs' model ``value ~ C(system) * C(query) +
+        C(system):C(run)``, whose mean square is r times it for r runs. The
+        residual of this table's run model is another quantity: it pools
+        that interaction with the run x query variation, which does not
+        enter a difference of system means averaged over the same runs, and
+        its degrees of freedom count every run as a replicate; measuring
+        differences against it would mix two sources of noise. The ``"run"``
+        row shows the run factor's own term.
 
         Examples
         --------
@@ -278,7 +300,8 @@ class RankingComparison:
         Returns
         -------
         text : str
-            Standard JSON (nan written as null). Query ids and system names
+            Standard JSON (nan written as null, an infinite effect size as
+            the string "inf" or "-inf"). Query ids and system names
             must be strings or numbers.
 
         See Also

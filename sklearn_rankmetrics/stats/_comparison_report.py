@@ -7,6 +7,7 @@ than (adjusted p below the comparison's ``alpha``).
 """
 
 import json
+import re
 import string
 
 import numpy as np
@@ -15,7 +16,9 @@ from .._core._validation import check_flag, check_integer, plain
 
 FORMAT = "sklearn_rankmetrics.RankingComparison"
 VERSION = 1
-INTEGER_COLUMNS = ("wins", "ties", "losses", "n_runs")
+INTEGER_COLUMNS = ("wins", "ties", "losses", "n_queries", "n_runs")
+# Infinite numbers (an effect size without spread) as JSON holds them: standard JSON has no literal for them.
+INFINITIES = {"inf": np.inf, "-inf": -np.inf}
 TEST_NAMES = {
     "randomization": "paired randomization test",
     "t-test": "paired t-test",
@@ -82,6 +85,30 @@ def family_text(comparison):
     return f"{TEST_NAMES[comparison.test]}, {correction} over {len(tested_rows(comparison))} (pair, metric)"
 
 
+def level_text(alpha):
+    """A significance level as written: 0.0125 stays 0.0125 (the shortest repr of the float)."""
+    return repr(float(alpha))
+
+
+def queries_text(comparison):
+    """The queries compared, in words: "30 queries", "7 of 10 queries (...)", or per metric where they differ.
+
+    A metric leaves out the queries that some system does not define
+    (``zero_division=np.nan``); each row holds how many it compared.
+    """
+    metrics, _, summary = layout(comparison)
+    counts = {metric: row.get("n_queries", comparison.n_queries) for (_, metric), row in summary.items()}
+    total = len(comparison.per_query["qid"]) if "qid" in comparison.per_query else comparison.n_queries
+    distinct = set(counts.values())
+    if len(distinct) == 1:
+        text = str(*distinct)
+    else:
+        text = ", ".join(f"{counts[metric]} ({metric})" for metric in metrics)
+    if distinct == {total}:
+        return f"{text} quer{'y' if total == 1 else 'ies'}"
+    return f"{text} of {total} queries ({'none' if distinct == {0} else 'those'} defined for every system)"
+
+
 def several_runs(comparison, summary):
     return any(row.get("n_runs", 1) > 1 for row in summary.values())
 
@@ -108,24 +135,25 @@ def format_text(comparison):
         + ("*" if significant(row, comparison.alpha) else " ")
         for row in tested_rows(comparison)
     }
-    labels = [str(system) for system in systems] + [f"{b} - {a}" for b, a in pairs]
+    labels = [one_line(str(system)) for system in systems] + [one_line(f"{b} - {a}") for b, a in pairs]
     cells = [mean_cell(system, metric) for system in systems for metric in metrics] + list(differences.values())
     width = max(len(cell) for cell in [*cells, *metrics]) + 2
     name_width = max(len(label) for label in labels) + 2
-    header = "".ljust(name_width) + "".join(str(metric).rjust(width) for metric in metrics)
+    header = "".ljust(name_width) + "".join(one_line(str(metric)).rjust(width) for metric in metrics)
     lines = [header]
     for system in systems:
-        lines.append(str(system).ljust(name_width) + "".join(mean_cell(system, m).rjust(width) for m in metrics))
+        lines.append(
+            one_line(str(system)).ljust(name_width) + "".join(mean_cell(system, m).rjust(width) for m in metrics)
+        )
     if pairs:
         lines.append("")
         for b, a in pairs:
-            line = f"{b} - {a}".ljust(name_width)
+            line = one_line(f"{b} - {a}").ljust(name_width)
             lines.append(line + "".join(differences.get((b, a, m), "").rjust(width) for m in metrics))
     correction = comparison.correction or "no correction"
     lines.append(
-        f"means over {comparison.n_queries} queries, then each pair's difference; * p < {comparison.alpha:.2g} "
-        f"({comparison.test}{'' if comparison.test.endswith('test') else ' test'}, {correction}, "
-        f"{comparison.n_queries} queries)"
+        f"means over {queries_text(comparison)}, then each pair's difference; * p < {level_text(comparison.alpha)} "
+        f"({comparison.test}{'' if comparison.test.endswith('test') else ' test'}, {correction})"
     )
     if runs:
         counts = ", ".join(f"{system} {summary[(system, metrics[0])].get('n_runs', 1)}" for system in systems)
@@ -147,7 +175,11 @@ def letters(count):
 
 
 def paper_table(comparison, *, ci, effect_sizes, digits):
-    """The cells of the paper table: per (system, metric), the mean, its interval, the systems it beats."""
+    """The cells of the paper table: per (system, metric), the mean, its interval, the systems it beats.
+
+    ``marks`` lists, per system beaten, its letter and the absolute effect
+    size (None unless ``effect_sizes``), for the layout to write.
+    """
     ci, effect_sizes = check_flag("ci", ci), check_flag("effect_sizes", effect_sizes)
     digits = check_integer("digits", digits, low=0)
     metrics, systems, summary = layout(comparison)
@@ -157,15 +189,14 @@ def paper_table(comparison, *, ci, effect_sizes, digits):
         if not significant(row, comparison.alpha) or row["delta"] == 0:
             continue
         winner, loser = (row["system"], row["baseline"]) if row["delta"] > 0 else (row["baseline"], row["system"])
-        effect = abs(row["effect_size"])
-        beaten.setdefault((winner, row["metric"]), []).append((systems.index(loser), label[loser], effect))
+        beaten.setdefault((winner, row["metric"]), []).append((systems.index(loser), abs(row["effect_size"])))
     best = {metric: max(summary[(system, metric)]["mean"] for system in systems) for metric in metrics}
     cells = {}
     for system in systems:
         for metric in metrics:
             row = summary[(system, metric)]
             losers = sorted(beaten.get((system, metric), []))
-            marks = [name + (f" ({effect:.2f})" if effect_sizes else "") for _, name, effect in losers]
+            marks = [(label[systems[index]], effect if effect_sizes else None) for index, effect in losers]
             cells[(system, metric)] = {
                 "mean": f"{row['mean']:.{digits}f}",
                 "ci": f"[{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}]" if ci else "",
@@ -178,15 +209,15 @@ def paper_table(comparison, *, ci, effect_sizes, digits):
 def legend(comparison, *, ci, effect_sizes):
     """The sentence under a paper table that says what its marks mean."""
     text = (
-        f"Superscripts: significantly better than the system of that letter, adjusted p < {comparison.alpha:g} "
-        f"({family_text(comparison)}; {comparison.n_queries} queries)."
+        f"Superscripts: significantly better than the system of that letter, adjusted p < "
+        f"{level_text(comparison.alpha)} ({family_text(comparison)}; {queries_text(comparison)})."
     )
     if effect_sizes:
         tukey = comparison.test.endswith("tukey-hsd")
         scale = "the residual standard deviation" if tukey else "the standard deviation of the per-query differences"
         text += f" In parentheses: the effect size, the difference over {scale}."
     if ci:
-        text += f" Brackets: {comparison.confidence_level:.0%} bootstrap interval of the mean."
+        text += f" Brackets: {100 * comparison.confidence_level:g}% bootstrap interval of the mean."
     text += " Bold: the best mean."
     return text
 
@@ -204,21 +235,50 @@ def to_markdown(comparison, *, ci=True, effect_sizes=False, digits=4):
             cell = cells[(system, metric)]
             text = f"**{cell['mean']}**" if cell["best"] else cell["mean"]
             text += f" {cell['ci']}" if cell["ci"] else ""
-            text += f"<sup>{', '.join(cell['marks'])}</sup>" if cell["marks"] else ""
+            text += f"<sup>{marks_text(cell['marks'], infinity='∞')}</sup>" if cell["marks"] else ""
             parts.append(text)
         lines.append(f"| ({label[system]}) {escape_markdown(str(system))} | " + " | ".join(parts) + " |")
     return "\n".join([*lines, "", legend(comparison, ci=ci, effect_sizes=effect_sizes)]) + "\n"
 
 
+def marks_text(marks, *, infinity):
+    """The letters of the systems a mean beats, each with its effect size where shown (``infinity`` for inf)."""
+    return ", ".join(
+        letter if effect is None else f"{letter} ({infinity if np.isinf(effect) else f'{effect:.2f}'})"
+        for letter, effect in marks
+    )
+
+
+# Markdown's characters that a name must not bring into a table: a backslash first (it escapes the others),
+# emphasis, code, HTML, links, the cell separator, entities and strike-through.
+MARKDOWN_SPECIAL = "\\`*_{}[]<>|&~"
+LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
 def escape_markdown(text):
-    return text.replace("|", "\\|")
+    """A name as literal Markdown in a table cell: its special characters escaped, its line breaks as spaces."""
+    return "".join("\\" + character if character in MARKDOWN_SPECIAL else character for character in one_line(text))
 
 
-LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+def one_line(text):
+    """A name on one line: a line break would end a table's row (Markdown) or its paragraph (LaTeX)."""
+    return LINE_BREAKS.sub(" ", text)
+
+
+LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+    "\\": r"\textbackslash{}",
+    # Outside math mode, the default (OT1) font prints "<", ">" and "|" as other glyphs.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
 
 
 def escape_latex(text):
-    return "".join(LATEX_SPECIAL.get(character, character) for character in text)
+    """Text as literal LaTeX: its special characters escaped, its line breaks as spaces."""
+    return "".join(LATEX_SPECIAL.get(character, character) for character in one_line(text))
 
 
 def to_latex(comparison, *, ci=True, effect_sizes=False, digits=4):
@@ -236,7 +296,8 @@ def to_latex(comparison, *, ci=True, effect_sizes=False, digits=4):
             cell = cells[(system, metric)]
             text = rf"\textbf{{{cell['mean']}}}" if cell["best"] else cell["mean"]
             text += rf" {{\scriptsize {cell['ci']}}}" if cell["ci"] else ""
-            text += rf"\textsuperscript{{{escape_latex(', '.join(cell['marks']))}}}" if cell["marks"] else ""
+            marks = marks_text(cell["marks"], infinity=r"$\infty$")
+            text += rf"\textsuperscript{{{marks}}}" if cell["marks"] else ""
             parts.append(text)
         lines.append(f"({label[system]}) {escape_latex(str(system))} & " + " & ".join(parts) + r" \\")
     note = escape_latex(legend(comparison, ci=ci, effect_sizes=effect_sizes))
@@ -249,19 +310,28 @@ def to_latex(comparison, *, ci=True, effect_sizes=False, digits=4):
 
 
 def plain_value(value):
-    """A value of a row or a per-query array as JSON holds it: nan as null, numpy scalars as Python's."""
+    """A value of a row or a per-query array as JSON holds it: nan as null, ±inf as "inf"/"-inf", numpy's as Python's.
+
+    Standard JSON has no literal for nan and infinity; a numeric field never
+    holds a string otherwise, so :func:`number` reads these back exactly.
+    """
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and np.isnan(value):
-        return None
+    if isinstance(value, float) and not np.isfinite(value):
+        return None if np.isnan(value) else str(value)
     return value
+
+
+def number(value):
+    """A number as :func:`plain_value` wrote it: null as nan, "inf" and "-inf" as infinities."""
+    if value is None:
+        return np.nan
+    return INFINITIES[value] if isinstance(value, str) and value in INFINITIES else value
 
 
 def array_to_json(values):
     values = np.asarray(values)
-    if values.dtype.kind == "f":
-        return [None if np.isnan(v) else v for v in values.tolist()]
-    return values.tolist()
+    return [plain_value(v) for v in values.tolist()] if values.dtype.kind == "f" else values.tolist()
 
 
 def to_json(comparison):
@@ -316,7 +386,7 @@ def check_names(systems):
 
 
 def float_array(values):
-    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    return np.array([number(v) for v in values], dtype=np.float64)
 
 
 def from_json(cls, text):
@@ -336,15 +406,23 @@ def from_json(cls, text):
             f"This JSON was written by a newer sklearn-rankmetrics (format version {version!r}; this one reads up "
             f"to {VERSION}). Upgrade to read it."
         )
-    rows = []
-    for row in document["rows"]:
-        restored = {}
-        for key, value in row.items():
-            if key in ("system", "metric", "baseline", *INTEGER_COLUMNS):
-                restored[key] = value
-            else:
-                restored[key] = np.nan if value is None else value
-        rows.append(restored)
+    try:
+        return restore(cls, document)
+    except KeyError as error:
+        raise ValueError(
+            f"RankingComparison.from_json: the JSON lacks the entry {error} that to_json writes; it is not a whole "
+            "comparison (was it edited or cut short?)."
+        ) from error
+    except (TypeError, ValueError, AttributeError) as error:
+        raise ValueError(
+            f"RankingComparison.from_json: the JSON does not hold a comparison as to_json writes it: {error}."
+        ) from error
+
+
+def restore(cls, document):
+    """The RankingComparison of a JSON document of :func:`to_json` (KeyError where an entry is missing)."""
+    names = ("system", "metric", "baseline", *INTEGER_COLUMNS)
+    rows = [{key: value if key in names else number(value) for key, value in row.items()} for row in document["rows"]]
     systems = document["systems"]
     per_query = {
         name: np.asarray(values) if name == "qid" else dict(zip(systems, map(float_array, values), strict=True))

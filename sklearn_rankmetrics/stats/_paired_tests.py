@@ -1,5 +1,6 @@
 """Paired tests on per-query differences, all pairs and metrics at once: randomization, t, Wilcoxon, bootstrap-t."""
 
+import math
 import warnings
 
 import numpy as np
@@ -10,13 +11,26 @@ from .._core._resampling import BLOCK, resample_blocks
 from .._core._validation import plain
 from .._core._warnings import warn
 
+# With this many queries or fewer, the bootstrap test's p-value is at least the exact randomization test's, from
+# all 2**n sign flips (8,192 at most): the bootstrap distribution of so few queries is too coarse to hold the level.
+SMALL_BOOTSTRAP = 13
+
 
 def effect_size(d):
-    """Cohen's d_z: the mean paired difference over its standard deviation (0 when both are 0)."""
-    spread = d.std(ddof=1) if len(d) > 1 else 0.0
-    if spread == 0:
-        return 0.0 if d.mean() == 0 else float(np.sign(d.mean()) * np.inf)
-    return float(d.mean() / spread)
+    """Cohen's d_z: the mean paired difference over its standard deviation.
+
+    0 when every difference is 0 (identical systems on these queries); nan
+    otherwise on fewer than two queries, where no standard deviation exists;
+    ``±inf`` for equal non-zero differences, whose standard deviation is 0:
+    the limit of :math:`\\bar d / s_d` as the spread vanishes.
+    """
+    if len(d) and not d.any():
+        return 0.0
+    if len(d) < 2:
+        return np.nan
+    if np.all(d == d[0]):  # exactly: the float standard deviation of equal values may be rounding noise
+        return float(np.sign(d[0]) * np.inf)
+    return float(d.mean() / d.std(ddof=1))
 
 
 def paired_pvalues(differences, test, n_resamples, rng, moments):
@@ -36,6 +50,8 @@ def paired_pvalues(differences, test, n_resamples, rng, moments):
         )
     elif test == "bootstrap":
         pvalues = bootstrap_t_pvalues(differences, moments)
+        if len(differences) <= SMALL_BOOTSTRAP:
+            pvalues = np.maximum(pvalues, exact_randomization_counts(differences) / 2 ** len(differences))
     else:
         pvalues = randomization_pvalues(differences, n_resamples, rng)
     return np.where(identical, 1.0, np.nan_to_num(pvalues, nan=1.0)).tolist()
@@ -69,8 +85,43 @@ def bootstrap_t_pvalues(differences, moments):
     return (1 + extreme.sum(axis=0)) / (1 + len(extreme))
 
 
-def warn_if_powerless(differences, test, alpha, metrics, pairs):
-    """Warn where a test cannot give a meaningful p-value: one query, or a bootstrap-t test without spread."""
+def smallest_pvalue(test, n_queries, n_resamples, n_systems):
+    """The smallest p-value ``test`` can give on ``n_queries`` queries, why, and the fix; (0, None, None) if none.
+
+    An enumerating test counts the observed outcome and those equivalent to
+    it among all outcomes (a sign flip and its mirror image; a permutation
+    of every query's values and its relabellings of the systems); a sampling
+    one gives at least ``1 / (1 + n_resamples)``.
+    """
+    more_queries = "Compare on more queries, or use the t-test (or Tukey's HSD), which has no such floor."
+    flips = 2**n_queries
+    if test == "randomization" and flips <= n_resamples:
+        reason = f"the observed signs and their mirror image are 2 of the 2 ** {n_queries} sign flips"
+        return 2 / flips, reason, more_queries
+    if test == "bootstrap" and n_queries <= SMALL_BOOTSTRAP:
+        reason = (
+            f"with {SMALL_BOOTSTRAP} queries or fewer it is at least the exact randomization test's, which counts 2 "
+            f"of the 2 ** {n_queries} sign flips"
+        )
+        return 2 / flips, reason, more_queries
+    if test == "randomized-tukey-hsd" and exact_permutations(n_queries, n_systems, n_resamples):
+        count = math.factorial(n_systems) ** (n_queries - 1)
+        reason = f"the observed values are 1 of the {count} distinct permutations of {n_systems} systems"
+        return 1 / count, reason, more_queries
+    if test in ("randomization", "bootstrap", "randomized-tukey-hsd"):
+        reason = f"1 / (1 + n_resamples) with n_resamples={n_resamples}"
+        return 1 / (1 + n_resamples), reason, "Use more resamples (n_resamples)."
+    return 0.0, None, None
+
+
+def exact_permutations(n_queries, n_systems, n_resamples):
+    """Whether the randomised Tukey HSD enumerates every permutation: (k!) ** n of them fit in ``n_resamples``."""
+    count = math.factorial(n_systems)
+    return n_queries * math.log2(count) <= math.log2(n_resamples) + 1 and count**n_queries <= n_resamples
+
+
+def warn_if_powerless(differences, test, alpha, metrics, pairs, n_resamples, n_systems):
+    """Warn where a test cannot give a meaningful p-value: one query, a p-value floor at alpha, no spread."""
     n_queries = len(differences)
     names = ", ".join(map(repr, metrics))
     if n_queries < 2:
@@ -80,17 +131,15 @@ def warn_if_powerless(differences, test, alpha, metrics, pairs):
             UserWarning,
         )
         return
-    if test != "bootstrap":
-        return
-    floor = float(n_queries) ** (1 - n_queries)
+    floor, reason, fix = smallest_pvalue(test, n_queries, n_resamples, n_systems)
     if floor >= alpha:
         warn(
-            f"With {n_queries} queries the bootstrap test of {names} cannot reach p < {alpha:.3g}: a resample "
-            f"that draws one query {n_queries} times has no spread and counts as extreme, so p >= "
-            f"{n_queries} ** (1 - {n_queries}) = {floor:.3g}, the chance of such a resample. Use the t-test or "
-            "more queries.",
+            f"With {n_queries} queries the {test} test of {names} cannot reach p < {alpha!r}: its smallest p-value "
+            f"is {floor:.3g} ({reason}). {fix}",
             UserWarning,
         )
+    if test != "bootstrap":
+        return
     constant = ~np.all(differences == 0, axis=0) & np.all(differences == differences[:1], axis=0)
     for column in np.flatnonzero(constant):
         metric, (a, b) = metrics[column // len(pairs)], pairs[column % len(pairs)]

@@ -20,20 +20,17 @@ MAX_QUERIES = 2**40
 
 
 def check_alpha(alpha, name="alpha"):
-    """Return ``alpha`` as a float after checking it is a level in (0, 1)."""
-    alpha = check_real(name, alpha, low=0, high=1, low_open=True)
-    if alpha == 1:
-        raise ValueError(f"{name} must be below 1; got 1.0.")
-    return alpha
+    """Return ``alpha`` as a float after checking it is a level in (0, 1), both ends excluded."""
+    return check_real(name, alpha, low=0, high=1, low_open=True, high_open=True)
 
 
 def check_power(power, alpha):
     """Return the requested ``power``: above ``alpha`` (the power of any test with no effect) and below 1."""
-    power = check_real("power", power, low=0, high=1, low_open=True)
+    power = check_real("power", power)
     if not alpha < power < 1:
         raise ValueError(
-            f"power must be above alpha={alpha!r} (what a test reaches with no effect at all) and below 1; "
-            f"got {power!r}."
+            f"power must be in ({alpha!r}, 1): above alpha={alpha!r} (what a test reaches with no effect at all) "
+            f"and below 1; got {power!r}."
         )
     return power
 

@@ -21,7 +21,8 @@ def split_runs(systems, y_true):
     """Each system's runs, a list of score arrays: one array of ``y_true``'s shape is a single run.
 
     A list or tuple of arrays of ``y_true``'s dimension, or an array of shape
-    ``(n_runs, *y_true.shape)``, holds several runs. Anything else is one run,
+    ``(n_runs, *y_true.shape)`` (a pandas DataFrame of one run per row, for
+    a 1-D ``y_true``), holds several runs. Anything else is one run,
     which :func:`ranking_report` then checks.
     """
     shape = tuple(np.shape(y_true))
@@ -43,7 +44,8 @@ def runs_of(name, scores, shape):
                     )
             return list(scores)
     elif hasattr(scores, "shape") and len(scores.shape) == len(shape) + 1 and tuple(scores.shape)[1:] == shape:
-        return list(scores)  # an array of stacked runs
+        # An array of stacked runs, one run a row; a DataFrame's rows too (iterating it would give its columns).
+        return [scores.iloc[i].to_numpy() for i in range(len(scores))] if hasattr(scores, "iloc") else list(scores)
     return [scores]
 
 

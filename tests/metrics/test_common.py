@@ -249,10 +249,10 @@ METRIC_OPTIONS = [
     ("ndcg", {"discount": lambda ranks: ranks[:1]}, ValueError, "A callable discount must map the 1-D array"),
     ("ndcg", {"discount": lambda ranks: ranks * np.nan}, ValueError, "to an array of finite weights"),
     ("map", {"denominator": "min"}, ValueError, "denominator must be one of 'relevant', 'capped'; got 'min'"),
-    ("precision", {"relevance_threshold": 0}, ValueError, r"relevance_threshold must be in \(0, inf\]; got 0.0"),
+    ("precision", {"relevance_threshold": 0}, ValueError, r"relevance_threshold must be in \(0, inf\); got 0.0"),
     ("recall", {"relevance_threshold": "1"}, TypeError, "relevance_threshold must be a real number"),
     ("err", {"max_grade": 1}, ValueError, "y_true has a label of 2, above max_grade=1"),
-    ("err", {"max_grade": -1}, ValueError, r"max_grade must be in \[0, inf\]; got -1.0"),
+    ("err", {"max_grade": -1}, ValueError, r"max_grade must be in \[0, inf\); got -1.0"),
 ]
 
 

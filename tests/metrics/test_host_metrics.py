@@ -240,13 +240,13 @@ def test_bad_input_raises_a_clear_error(name, change, error, message):
 @pytest.mark.parametrize(
     ("name", "options", "error", "message"),
     [
-        ("Q", {"beta": -1}, ValueError, r"beta must be in \[0, inf\]; got -1.0"),
+        ("Q", {"beta": -1}, ValueError, r"beta must be in \[0, inf\); got -1.0"),
         ("Q", {"gain": "cubic"}, ValueError, "gain must be one of 'linear', 'exponential'; got 'cubic'"),
         ("Q", {"k": 0}, ValueError, "k must be None or an integer >= 1; got 0"),
         ("compat", {"p": 0}, ValueError, r"p must be in \(0, 1\]; got 0.0"),
         ("compat", {"p": 1.5}, ValueError, r"p must be in \(0, 1\]; got 1.5"),
         ("compat", {"normalize": "yes"}, TypeError, "normalize must be True or False; got 'yes'"),
-        ("insq", {"target": 0}, ValueError, r"target must be in \(0, inf\]; got 0.0"),
+        ("insq", {"target": 0}, ValueError, r"target must be in \(0, inf\); got 0.0"),
         ("inst", {"max_grade": 1}, ValueError, "y_true has a label of 2, above max_grade=1"),
         ("insq", {"k": 2.5}, TypeError, "k must be None or an integer >= 1; got 2.5 of type float"),
         ("inst", {"target": 0.4}, ValueError, r"INST needs target >= 0.5; got 0.4.*a probability"),

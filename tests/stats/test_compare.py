@@ -142,7 +142,7 @@ def test_results_are_reproducible_and_cover_every_pair():
     strong = row(first, "strong")
     assert strong.ci_low <= strong["mean"] <= strong.ci_high
     assert strong.delta_ci_low <= strong.delta <= strong.delta_ci_high
-    assert "* p < 0.05 (bootstrap test, holm, 40 queries)" in str(first)
+    assert "* p < 0.05 (bootstrap test, holm)" in str(first)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_results_are_reproducible_and_cover_every_pair():
         ({"test": "anova"}, ValueError, "test must be one of"),
         ({"correction": "fdr"}, ValueError, "correction must be one of 'holm', 'bonferroni', 'fdr_bh', 'maxT', None"),
         ({"n_resamples": 0}, ValueError, "n_resamples must be an integer >= 1"),
-        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\]"),
+        ({"confidence_level": 1.5}, ValueError, r"confidence_level must be in \(0, 1\)"),
         ({"sample_weight": np.ones(320)}, TypeError, "compare_rankings takes the options ties, zero_division"),
     ],
 )

@@ -466,16 +466,16 @@ def test_expected_ci_width_uses_the_mean_of_the_sample_standard_deviation():
     ("call", "message"),
     [
         (lambda: topic_set_size(0.0), "effect_size must be non-zero"),
-        (lambda: topic_set_size(0.3, power=0.04), r"power must be above alpha=0.05"),
-        (lambda: topic_set_size(0.3, power=1.0), r"power must be above alpha=0.05 .* and below 1"),
-        (lambda: topic_set_size(0.3, alpha=1.0), "alpha must be below 1"),
+        (lambda: topic_set_size(0.3, power=0.04), r"power must be in \(0.05, 1\): above alpha=0.05"),
+        (lambda: topic_set_size(0.3, power=1.0), r"power must be in \(0.05, 1\): .* and below 1; got 1.0"),
+        (lambda: topic_set_size(0.3, alpha=1.0), r"alpha must be in \(0, 1\); got 1.0"),
         (lambda: topic_set_size(1e-7), "topic_set_size needs more than"),
         (lambda: paired_t_power(0.3, 1), r"n_queries must be integers >= 2; got 1"),
         (lambda: paired_t_power(0.3, 10.5), r"n_queries must be integers >= 2"),
         (lambda: paired_t_power(np.nan, 10), "effect_size must be finite"),
-        (lambda: topic_set_size_anova(0.1, variance=0.0, n_systems=5), r"variance must be in \(0, inf\]"),
+        (lambda: topic_set_size_anova(0.1, variance=0.0, n_systems=5), r"variance must be in \(0, inf\); got 0.0"),
         (lambda: topic_set_size_anova(0.1, variance=0.05, n_systems=1), "n_systems must be an integer >= 2"),
-        (lambda: topic_set_size_ci(-0.1, variance=0.05), r"max_width must be in \(0, inf\]"),
+        (lambda: topic_set_size_ci(-0.1, variance=0.05), r"max_width must be in \(0, inf\); got -0.1"),
     ],
 )
 def test_power_functions_reject_bad_arguments(call, message):
@@ -599,7 +599,7 @@ def test_str_shows_every_pair_without_a_baseline():
     for pair in ("s1 - s0", "s2 - s0", "s2 - s1"):
         assert pair in text
     assert "baseline" not in text
-    assert "* p < 0.05 (randomization test, holm, 20 queries)" in text
+    assert "* p < 0.05 (randomization test, holm)" in text
 
 
 def test_alpha_is_independent_of_the_confidence_level():
@@ -610,7 +610,7 @@ def test_alpha_is_independent_of_the_confidence_level():
     assert loose.to_frame().equals(strict.to_frame())  # alpha changes no number
     assert str(loose).count("*") > str(strict).count("*")
     assert "p < 0.2" in str(loose) and strict.alpha == 1e-4
-    with pytest.raises(ValueError, match="alpha must be below 1"):
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\); got 1.0"):
         compare_rankings(y_true, scores, alpha=1.0, **arguments)
 
 
@@ -760,10 +760,9 @@ def test_bad_scores_name_their_system_and_run():
         compare_rankings(y_true, {"s0": scores["s0"], "s1": [scores["s1"], scores["s1"][:30]]}, qid=qid)
 
 
-@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")  # means of nothing
 def test_a_metric_no_query_defines():
     y_true, scores, qid = data(n_queries=10, n_systems=2)
-    with pytest.warns(UserWarning, match="on 0 queries"):
+    with pytest.warns(UserWarning, match="No query defines 'mrr' for every system"):
         result = compare_rankings(np.zeros_like(y_true), scores, qid=qid, metrics=["mrr"], zero_division=np.nan)
     with pytest.raises(
         ValueError, match=r"RankingComparison\.anova needs at least two queries that every system defines"
