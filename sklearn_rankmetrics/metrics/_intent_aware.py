@@ -397,9 +397,9 @@ def novelty_rank_biased_precision_score(
     0.890625
     """
     check_zero_division(zero_division)
-    beta = check_real("beta", beta, low=0, high=1)
-    if beta == 1:
+    if beta == 1:  # refused before the range, with why
         raise ValueError("beta must be below 1: NRBP with beta=1 weighs every rank equally and has no finite sum.")
+    beta = check_real("beta", beta, low=0, high=1, high_open=True)
     normalize = check_flag("normalize", normalize)
     alpha_value = check_real("alpha", alpha, low=0, high=1)
     ranking, found, best, n_intents = novelty_discounted(

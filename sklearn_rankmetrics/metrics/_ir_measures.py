@@ -81,9 +81,9 @@ def kept_above_depth(ranking, kept, in_block, nonrelevant_in_block, above, limit
 
 def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, graded=False):
     ops, xp = ranking.ops, ranking.xp
-    p = check_real("p", p, low=0, high=1, low_open=True)
-    if p == 1:
+    if p == 1:  # refused before the range, with why
         raise ValueError("p must be below 1: RBP with p=1 weighs every rank equally and has no finite sum.")
+    p = check_real("p", p, low=0, high=1, low_open=True, high_open=True)
     if graded:
         # Gains in [0, 1]: each label over its query's largest (trec_eval's scaling).
         top = ops.segment_max(ranking.judged_labels, ranking.query_starts)

@@ -384,9 +384,9 @@ def rank_biased_overlap(
     >>> round(rank_biased_overlap([3, 2, 1], [2, 3, 1]), 4)
     0.9
     """
-    p = check_real("p", p, low=0, high=1, low_open=True)
-    if p == 1:
+    if p == 1:  # refused before the range, with why
         raise ValueError("p must be below 1: the extrapolated RBO with p=1 weighs every depth equally, without end.")
+    p = check_real("p", p, low=0, high=1, low_open=True, high_open=True)
     k = check_k(k)
     check_flag("average", average)
     scores = []

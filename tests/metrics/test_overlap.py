@@ -106,7 +106,7 @@ def test_rbo_layouts_weights_and_evaluation_depth():
             r"y_score_a contains \+inf.*-inf for a document that the system",
         ),
         ({"p": 1.0}, ValueError, "p must be below 1"),
-        ({"p": 0.0}, ValueError, r"p must be in \(0, 1\]"),
+        ({"p": 0.0}, ValueError, r"p must be in \(0, 1\)"),
         ({"k": 0}, ValueError, "k must be None or an integer >= 1; got 0"),
         ({"ties": "random"}, ValueError, "ties must be one of"),
         ({"average": "no"}, TypeError, "average must be True or False"),
