@@ -91,11 +91,11 @@ PAIR_BUDGET = 2**20
 
 
 def list_pairs(exposure, budget=PAIR_BUDGET):
-    """Every pair of entries of one user, about ``budget`` at a time: the two entries, their chance together.
+    """Every pair of entries of one user, at most ``budget`` at a time: the two entries, their chance together.
 
     Users with the same number of entries share one ``np.triu_indices``;
     a user with more pairs than the budget is cut into runs of rows of its
-    triangle.
+    triangle (a single row longer than the budget makes a run of its own).
     """
     counts = np.bincount(exposure.user, minlength=exposure.n_users)
     starts = np.cumsum(counts) - counts
@@ -115,16 +115,14 @@ def list_pairs(exposure, budget=PAIR_BUDGET):
 
 
 def triangle_runs(n, budget):
-    """The pairs ``i < j < n`` in runs of consecutive rows ``i`` of about ``budget`` pairs each."""
-    row_pairs = n - 1 - np.arange(n - 1)
-    bounds = np.searchsorted(np.cumsum(row_pairs), np.arange(budget, row_pairs.sum() + budget, budget), side="right")
+    """The pairs ``i < j < n`` in runs of consecutive rows ``i`` of at most ``budget`` pairs (a longer row alone)."""
+    ends = np.cumsum(np.arange(n - 1, 0, -1))  # pairs up to the end of each row
     first = 0
-    for stop in np.unique(np.maximum(bounds, 1)):
-        rows = np.arange(first, min(stop, n - 1))
-        if not len(rows):
-            continue
-        lengths = row_pairs[rows]
-        left = np.repeat(rows, lengths)
+    while first < n - 1:
+        done = ends[first - 1] if first else 0
+        stop = max(int(np.searchsorted(ends, done + budget, side="right")), first + 1)
+        lengths = n - 1 - np.arange(first, stop)
+        left = np.repeat(np.arange(first, stop), lengths)
         right = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) + left + 1
         yield left, right
         first = stop

@@ -78,9 +78,11 @@ def gini_index(y_score, *, item_id=None, qid=None, k=10, catalog=None, ties="ave
     total = counts.sum()
     if total == 0:
         return no_exposure("gini_index")
+    # sum_j (2j - n - 1) c_(j) = sum_{i<j} (c_(j) - c_(i)), a sum over the gaps between sorted counts, each gap
+    # counted by the (m - 1)(n - m + 1) pairs across it: non-negative term by term, and exactly 0 for equal counts.
     n_items = len(counts)
-    # Equal counts give 0 up to rounding (about -1e-17): clipped to the range [0, 1).
-    return max(0.0, float(np.dot(2.0 * np.arange(1, n_items + 1) - n_items - 1, counts) / (n_items * total)))
+    across = np.arange(1, n_items) * np.arange(n_items - 1, 0, -1.0)
+    return float(np.dot(across, np.diff(counts)) / (n_items * total))
 
 
 @fill()
