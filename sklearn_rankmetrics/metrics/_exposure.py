@@ -360,10 +360,14 @@ class PerItem:
     are a mapping's keys (None for an array).
     """
 
-    def __init__(self, values, name, *, ndim=1):
-        self.name, self.ndim = name, ndim
+    def __init__(self, values, name, *, ndim=1, numeric=True):
+        self.name, self.ndim, self.numeric = name, ndim, numeric
         if is_mapping(values):
             self.keys = list(values.keys())
+            if not numeric:  # labels of any type, one per key
+                self.table = np.empty(len(self.keys), dtype=object)
+                self.table[:] = [values[key] for key in self.keys]
+                return
             rows = [np.asarray(values[key]).reshape(-1) for key in self.keys]
             width = {len(row) for row in rows}
             if len(width) > 1 or (ndim == 1 and width - {1}):
@@ -386,7 +390,7 @@ class PerItem:
 
     def numbers(self, values):
         table = np.asarray(values)
-        if self.ndim == 2 and table.dtype.kind in "biuf":  # features keep their type (booleans for jaccard)
+        if not self.numeric or (self.ndim == 2 and table.dtype.kind in "biuf"):  # features keep their type (jaccard)
             return table
         try:
             return table.astype(np.float64)
@@ -515,10 +519,11 @@ LAYOUT = """y_score : array-like of shape (n_users, n_items) or (n_samples,), or
         pair. A higher score ranks higher; ``-inf`` marks an item not to
         recommend (already seen), never shown. In a sparse matrix only the
         stored entries are candidates (store an explicit 0 for a candidate
-        scored 0). NaN and ``+inf`` are errors.
+        scored 0), and duplicate entries hold their sum, as scipy defines
+        them. NaN and ``+inf`` are errors.
     item_id : array-like of shape (n_samples,), default=None
-        The item of each (user, item) pair, of any comparable type; None:
-        ``y_score`` is a users x items matrix.
+        The item of each (user, item) pair, of any comparable type; each
+        pair given once. None: ``y_score`` is a users x items matrix.
     qid : array-like of shape (n_samples,), default=None
         The user of each pair (None: a single user); None for a matrix."""
 
@@ -548,7 +553,8 @@ ZERO_DIVISION = """zero_division : {np.nan, 0.0, 1.0}, default=np.nan
 
 PER_ITEM = """Indexed by item: column ``j`` of a matrix, item id ``j`` when the
         pairs' ids are the integers 0..n_items-1, or a mapping from item id
-        to value (only the items that some top k shows need one)."""
+        (a column, for a matrix) to value; only the items that some top k
+        shows need one."""
 
 
 CATALOG = """catalog : array-like, default=None

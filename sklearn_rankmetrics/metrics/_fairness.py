@@ -5,8 +5,8 @@ from scipy import sparse
 
 from .._core._query_ids import query_id_array
 from .._core._sparse import canonical_csr
-from .._core._validation import check_labels, check_option, check_real, plain
-from ._exposure import codes_of, fill, lookup, matrix_shape, per_user_result, top_k_exposure
+from .._core._validation import check_labels, check_option, check_real
+from ._exposure import PerItem, codes_of, fill, lookup, matrix_shape, per_user_result, top_k_exposure
 
 
 @fill(undefined="nothing to recommend: every score -inf, or nothing stored")
@@ -187,33 +187,14 @@ def pair_codes(item_id, qid, exposure):
 
 
 def group_codes(item_groups, exposure):
-    """The group of every item of the catalogue, as codes 0..n_groups-1."""
-    if isinstance(item_groups, dict) or hasattr(item_groups, "keys"):
-        ids = range(exposure.n_items) if exposure.item_ids is None else exposure.item_ids.tolist()
-        missing = [item for item in ids if item not in item_groups]
-        if missing:
-            raise ValueError(f"item_groups has no group for item {plain(missing[0])!r}; give every item a group.")
-        labels = np.asarray([item_groups[item] for item in ids], dtype=object)
-    else:
-        labels = np.asarray(item_groups)
-        if labels.ndim != 1:
-            raise ValueError(f"item_groups must be 1-D with one group per item; got shape {labels.shape}.")
-        if exposure.item_ids is None:
-            if len(labels) != exposure.n_items:
-                raise ValueError(
-                    f"item_groups has {len(labels)} values, but y_score has {exposure.n_items} items "
-                    "(columns); give one group per column."
-                )
-        else:
-            ids = exposure.item_ids
-            if ids.dtype.kind not in "iu" or ids.min() < 0 or ids.max() >= len(labels):
-                raise ValueError(
-                    "item_groups is an array, indexed by item id, so the item ids must be integers "
-                    f"0..{len(labels) - 1}; pass a mapping from item id to group instead."
-                )
-            labels = labels[ids]
+    """The group of every item of the catalogue, as codes 0..n_groups-1 (any comparable labels)."""
+    given = PerItem(item_groups, "item_groups", numeric=False)
+    places = given.places(exposure.n_items, exposure.item_ids)
+    if (places < 0).any():
+        missing = np.flatnonzero(places < 0)[0]
+        raise ValueError(f"item_groups has no group for item {exposure.item_name(missing)!r}; give every item a group.")
     try:
-        return np.unique(labels, return_inverse=True)[1].reshape(-1)
+        return np.unique(given.table[places], return_inverse=True)[1].reshape(-1)
     except TypeError as error:
         raise TypeError(f"item_groups mixes labels that cannot be compared ({error}); use one type.") from error
 

@@ -27,11 +27,15 @@ def intra_list_diversity_score(
     %(layout)s
     item_features : array-like of shape (n_items, n_features), sparse matrix, or mapping
         The features of each item (a row per item), or with
-        ``metric="precomputed"`` the (n_items, n_items) distance matrix.
+        ``metric="precomputed"`` the square distance matrix, indexed by
+        column (or item id 0..n-1) on both axes (an array, not a mapping).
         %(per_item)s
     metric : str or callable, default="cosine"
         Any metric of :func:`sklearn.metrics.pairwise_distances`, which
-        computes the distances.
+        computes the distances, except ``"seuclidean"`` and
+        ``"mahalanobis"``: they estimate their scale from the rows they are
+        given, so a distance would depend on the other items shown (scale
+        the features first).
     %(k)s
     %(ties)s
     %(average)s
@@ -56,8 +60,10 @@ def intra_list_diversity_score(
     together: 1 above the tie block that straddles rank k, the chance of the
     block's item for a pair across it, and :math:`v (v - 1) / (m (m - 1))`
     inside it. Only the distances among the items shown are computed, a
-    block of rows at a time; the cost grows with the square of k (and of a
-    tie block straddling rank k).
+    block of rows at a time. The cost grows with the square of k, and of a
+    tie block straddling rank k: its m items make m (m - 1) / 2 pairs per
+    user (a fully tied row of 2,000 items, 2M pairs), handled about a
+    million at a time, so that memory stays bounded.
 
     Examples
     --------
@@ -227,7 +233,8 @@ def serendipity_score(
         Relevance labels (held-out interactions): the usefulness of an item.
     baseline_score : array-like or sparse matrix of the same layout as ``y_score``
         The scores of a primitive recommender (popularity, say), whose top k
-        holds the expected items.
+        holds the expected items: a matrix of the shape of ``y_score``, or
+        one score per row of the pairs.
     %(k)s
     relevance_threshold : float, default=1
         An item is relevant (useful) when its label is >= this positive

@@ -42,8 +42,8 @@ def gini_index(y_score, *, item_id=None, qid=None, k=10, catalog=None, ties="ave
     Returns
     -------
     gini : float
-        In [0, 1): 0 when every item of the catalogue is shown equally often,
-        near 1 when a few items take all the places. nan (with a warning)
+        In [0, 1): exactly 0 when every item of the catalogue is shown
+        equally often, near 1 when a few items take all the places. nan (with a warning)
         when no user shows any item.
 
     See Also

@@ -601,6 +601,10 @@ def test_per_item_messages_name_the_bad_id_and_value():
         average_popularity_score([1.0, 2.0], item_id=["a", "b"], item_popularity={"a": 1, "b": np.inf}, k=1)
     with pytest.raises(ValueError, match="has the key 7, but the items of a users x items matrix are its columns"):
         novelty_score([[1.0, 2.0]], item_popularity={0: 0.5, 1: 0.5, 7: 0.5})
+    with pytest.raises(ValueError, match=r"item_groups is an array with 3 values, .* but item_id holds 7"):
+        expected_exposure_loss(np.ones(3), item_id=[0, 1, 7], y_true=np.ones(3), item_groups=["a", "b", "a"])
+    with pytest.raises(ValueError, match="item_groups has no group for item 'c'"):
+        expected_exposure_loss(np.ones(3), item_id=["a", "b", "c"], y_true=np.ones(3), item_groups={"a": 1, "b": 2})
 
 
 def test_a_user_item_pair_given_twice_is_refused():
