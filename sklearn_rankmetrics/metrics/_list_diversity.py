@@ -234,7 +234,10 @@ def serendipity_score(
     baseline_score : array-like or sparse matrix of the same layout as ``y_score``
         The scores of a primitive recommender (popularity, say), whose top k
         holds the expected items: a matrix of the shape of ``y_score``, or
-        one score per row of the pairs.
+        one score per row of the pairs. The baseline ranks the same rows as
+        the system: in the pairs layout, give the rows of every item the
+        baseline could show, with ``y_score`` ``-inf`` where the system may
+        not show it (a row left out is ranked by neither).
     %(k)s
     relevance_threshold : float, default=1
         An item is relevant (useful) when its label is >= this positive
