@@ -345,8 +345,9 @@ def codes_of(values, distinct, name, *, catalog=False):
     return codes
 
 
-def is_mapping(values):
-    return isinstance(values, dict) or (hasattr(values, "keys") and hasattr(values, "__getitem__"))
+def is_mapping(values, ndim=1):
+    """A dict, or a mapping-like of one value per item (a pandas Series; a DataFrame of features is a table)."""
+    return isinstance(values, dict) or (ndim == 1 and hasattr(values, "keys") and hasattr(values, "__getitem__"))
 
 
 class PerItem:
@@ -362,7 +363,7 @@ class PerItem:
 
     def __init__(self, values, name, *, ndim=1, numeric=True):
         self.name, self.ndim, self.numeric = name, ndim, numeric
-        if is_mapping(values):
+        if is_mapping(values, ndim):
             self.keys = list(values.keys())
             if not numeric:  # labels of any type, one per key
                 self.table = np.empty(len(self.keys), dtype=object)

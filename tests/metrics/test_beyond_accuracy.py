@@ -188,6 +188,9 @@ def test_intra_list_diversity_with_a_precomputed_matrix_sparse_features_and_a_ma
         np.testing.assert_allclose(
             intra_list_diversity_score(scores, item_features=mapping, k=3, average=False), expected, rtol=1e-12
         )
+        pandas = pytest.importorskip("pandas")  # a DataFrame is a table of rows, not a mapping of its columns
+        frame = intra_list_diversity_score(scores, item_features=pandas.DataFrame(features), k=3, average=False)
+        np.testing.assert_allclose(frame, expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("k", [1, 2, 4])
