@@ -1,6 +1,6 @@
 """Recommender evaluation: catalogue coverage, the metrics beyond accuracy, and sampled evaluation.
 
-    python benchmarks/bench_recommenders.py [coverage] [beyond] [sampled]
+    python benchmarks/bench_recommenders.py [coverage] [beyond] [tied] [sampled] [sampled-strong]
 
 coverage (10,000 users x 1,000 items, 10M scores):
 
@@ -12,11 +12,21 @@ the same matrix, which coverage should not dwarf (issue #25). Medians of 3 runs.
 beyond (10,000 users x 5,000 items, 50M scores, issue #30): each metric beyond accuracy at k=10 on the
 dense matrix; the target is about a second each. One run each.
 
+tied (issue #30): gini_index and novelty_score on a 10,000 x 5,000 matrix of zeros, every row one tie block
+straddling rank 10 (50M entries, each shown with chance 10 / 5,000), against the same sizes with distinct scores;
+and intra_list_diversity_score on 20 users x 2,000 tied items (40M pairs of a block, computed a bounded number at a
+time). Best of 3 runs, and the process's peak memory.
+
 sampled (issue #30): on generated implicit feedback (leave one out: one held-out item per user), six
 models of graded quality are scored on 100 sampled negatives per user, ten draws of the candidates;
 for Recall@10 and NDCG@10 it prints the full-catalogue value of each model, the naive sampled value
 and the two corrected estimates (mean over draws, and the largest error over models and draws), and
 how often each keeps the full ranking's order of the models.
+
+sampled-strong (issue #30): the same comparison, with Recall, NDCG, MRR and hit rate at 10, on stronger models (full
+Recall@10 up to 0.70): 2,000 users x 3,000 items from 16 latent factors and a Zipf popularity, seen items in
+proportion to popularity, one or five held-out items per user drawn in proportion to exp(1.5 x affinity); models are
+the affinity plus noise of standard deviation 0.3 to 2.5, popularity, and random scores; five draws.
 """
 
 import sys
@@ -106,6 +116,25 @@ def beyond():
         print(f"  {name:<42} {seconds:6.2f} s   {value:.4f}")
 
 
+def tied():
+    import resource
+
+    rng = np.random.default_rng(0)
+    distinct, zeros = rng.normal(size=(10_000, 5_000)), np.zeros((10_000, 5_000))
+    share = np.full(5_000, 0.5)
+    for label, scores in [("distinct scores", distinct), ("every score tied", zeros)]:
+        for name, function, options in [
+            ("gini_index", rm.gini_index, {}),
+            ("novelty_score", rm.novelty_score, {"item_popularity": share}),
+        ]:
+            _, seconds = timed(function, scores, k=K, **options)
+            print(f"  {label:<17} {name:<15} {seconds:6.2f} s")
+    features = rng.normal(size=(2_000, 8))
+    _, seconds = timed(rm.intra_list_diversity_score, np.zeros((20, 2_000)), item_features=features, k=K, repeat=1)
+    print(f"  20 x 2,000 tied   intra_list_diversity_score {seconds:6.2f} s")
+    print(f"  peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.1f} GB")
+
+
 def leave_one_out(n_users, n_items, seed):
     """Latent-factor affinities with a popularity tail, seen items, and one held-out item per user."""
     rng = np.random.default_rng(seed)
@@ -132,11 +161,47 @@ def sampled(n_draws=10, n_negatives=100):
         f"{n_users} users x {n_items} items, one held-out item per user, {n_negatives} sampled negatives, "
         f"{n_draws} draws of the candidates"
     )
+    metrics = [("Recall@10", rm.recall_at_k_score), ("NDCG@10", rm.ndcg_score)]
+    compare_estimates(models, seen, held_out, metrics, n_draws, n_negatives)
+
+
+def sampled_strong(n_draws=5, n_negatives=100):
+    """Stronger models (full Recall@10 up to 0.70): 16 latent factors, a Zipf popularity, 1 or 5 held-out items."""
+    n_users, n_items = 2_000, 3_000
+    metrics = [
+        ("Recall@10", rm.recall_at_k_score),
+        ("NDCG@10", rm.ndcg_score),
+        ("MRR@10", rm.mean_reciprocal_rank_score),
+        ("HR@10", rm.hit_rate_score),
+    ]
+    for n_held in (1, 5):
+        rng = np.random.default_rng(42)
+        popularity = rng.permutation(-0.8 * np.log(np.arange(1, n_items + 1)))
+        factors = rng.normal(size=(n_users, 16)) @ rng.normal(size=(n_items, 16)).T / 4
+        truth = factors + 1.2 * popularity
+        seen = rng.random(truth.shape) < 0.4 * np.exp(popularity - popularity.max())
+        held_out = np.zeros(truth.shape)
+        for user in range(n_users):  # data generation only: n_held items drawn in proportion to exp(1.5 truth)
+            weights = np.where(seen[user], 0, np.exp(1.5 * truth[user]))
+            held_out[user, rng.choice(n_items, n_held, replace=False, p=weights / weights.sum())] = 1
+        models = {f"noise {noise}": truth + rng.normal(0, noise, truth.shape) for noise in (0.3, 0.8, 1.5, 2.5)}
+        models["popularity"] = np.broadcast_to(popularity, truth.shape) + rng.normal(0, 1e-3, truth.shape)
+        models["random"] = rng.normal(size=truth.shape)
+        models = {name: np.where(seen, -np.inf, scores) for name, scores in models.items()}
+        print(
+            f"\n{n_users} users x {n_items} items, {n_held} held-out item(s) per user, {n_negatives} sampled "
+            f"negatives, {n_draws} draws of the candidates"
+        )
+        compare_estimates(models, seen, sp.csr_array(held_out), metrics, n_draws, n_negatives)
+
+
+def compare_estimates(models, seen, held_out, metrics, n_draws, n_negatives):
+    """Per metric: each model's full value and mean estimates, then each estimate's errors and model order."""
     draws = [
         rm.sample_candidates(held_out, n_negatives=n_negatives, exclude=sp.csr_array(seen), random_state=draw)
         for draw in range(n_draws)
     ]
-    for label, metric in [("Recall@10", rm.recall_at_k_score), ("NDCG@10", rm.ndcg_score)]:
+    for label, metric in metrics:
         full = {name: metric(held_out, scores, k=K) for name, scores in models.items()}
         estimates = {method: {name: [] for name in models} for method in ("naive", "bv", "cls")}
         start = time.perf_counter()
@@ -155,6 +220,7 @@ def sampled(n_draws=10, n_negatives=100):
         order = sorted(models, key=full.get)
         for method, values in estimates.items():
             errors = [abs(value - full[name]) for name in models for value in values[name]]
+            worst_mean = max(abs(np.mean(values[name]) - full[name]) for name in models)
             kept = np.mean(
                 [sorted(models, key=lambda name, draw=draw: values[name][draw]) == order for draw in range(n_draws)]
             )
@@ -166,12 +232,13 @@ def sampled(n_draws=10, n_negatives=100):
                 ]
             )
             print(
-                f"  {method:<6} mean |error| {np.mean(errors):.4f}, largest {np.max(errors):.4f}; "
-                f"model order kept in {kept:.0%} of the draws, pairs of models in the full order {pairs:.0%}"
+                f"  {method:<6} mean |error| {np.mean(errors):.4f}, largest {np.max(errors):.4f}, largest of a "
+                f"model's mean {worst_mean:.4f}; model order kept in {kept:.0%} of the draws, pairs of models in "
+                f"the full order {pairs:.0%}"
             )
 
 
-SECTIONS = {"coverage": coverage, "beyond": beyond, "sampled": sampled}
+SECTIONS = {"coverage": coverage, "beyond": beyond, "tied": tied, "sampled": sampled, "sampled-strong": sampled_strong}
 
 if __name__ == "__main__":
     for section in sys.argv[1:] or SECTIONS:

@@ -13,7 +13,7 @@ from ._namespace_ops import ArrayApiOps
 from ._numpy_ops import group_by_query
 from ._query_ids import encode_qid
 from ._ranking import Ranking, build_ranking, judged_in_rank_order
-from ._sparse import candidate_rows, is_sparse
+from ._sparse import candidate_rows, canonical_csr, is_sparse
 from ._validation import (
     TIES,
     as_float_array,
@@ -81,7 +81,7 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
 
 def rank_sparse(y_true, y_score, *, qid, ties, sample_weight, depth):
     """The :class:`Ranking` of a sparse users x items ``y_true``, for metrics at cutoffs up to ``depth``."""
-    y_score = as_float_array(y_score, "y_score", ndim=(2,))
+    y_true, y_score = canonical_csr(y_true), as_float_array(y_score, "y_score", ndim=(2,))
     if qid is not None or y_true.shape != y_score.shape:
         raise ValueError(
             f"a sparse y_true is a users x items matrix: give qid=None and a y_score of the same shape; got shapes "

@@ -20,6 +20,23 @@ def is_sparse(y_true):
     return sparse is not None and sparse.issparse(y_true)
 
 
+def canonical_csr(matrix):
+    """A scipy sparse matrix as a csr_array with its duplicate entries summed and its indices sorted.
+
+    scipy defines a matrix with duplicate (row, column) entries as holding
+    their sum; every reader of sparse input comes through here, so that no
+    reader sees a duplicate as two entries. The input is never modified: the
+    sum is taken on a copy, and only when the matrix is not canonical already.
+    """
+    from scipy import sparse  # imported here: the trec_eval command never needs it
+
+    csr = sparse.csr_array(matrix)
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    return csr
+
+
 def candidate_rows(y_true, y_score, depth):
     """The rows that metrics at cutoffs up to ``depth`` can see: labels, scores and user of each.
 
@@ -27,9 +44,7 @@ def candidate_rows(y_true, y_score, depth):
     and ``y_score`` the dense scores of the same shape. The rows come user by
     user, then the interactions outside the top k: the ranking groups them.
     """
-    from scipy import sparse
-
-    labels = sparse.csr_array(y_true)
+    labels = canonical_csr(y_true)
     n_items = labels.shape[1]
     depth = min(depth, n_items)
     kth = -np.partition(-y_score, depth - 1, axis=1)[:, depth - 1]

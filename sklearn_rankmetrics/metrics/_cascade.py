@@ -12,9 +12,9 @@ from .._core._docs import fill_doc
 from .._core._inputs import evaluate
 from .._core._numpy_ops import segment_accumulate, segment_rows
 from .._core._validation import check_real
+from ._candidate_options import accepts_candidates
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._precision import relevance
-from ._sampled import accepts_candidates
 from ._tie_expectations import DEVICE_BLOCK, padded_block_stops, tied_reciprocal_stops
 
 

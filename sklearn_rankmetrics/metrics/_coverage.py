@@ -7,6 +7,7 @@ from .._core._array_api import array_api_support
 from .._core._inputs import rank_queries
 from .._core._numpy_ops import padded_segments
 from .._core._query_ids import distinct_query_ids, query_id_array
+from .._core._sparse import canonical_csr
 from .._core._validation import as_float_array, check_k, check_no_missing, check_option, check_scores
 
 
@@ -167,33 +168,37 @@ def top_k_entries(y_score, k, *, qid, catalog):
     return items, scores, users, np.arange(n_items)
 
 
-def dense_top_k(y_score, k):
+def dense_top_k(y_score, k, *, name="y_score"):
     """Item, score and user of the entries of a dense matrix at or above their user's k-th largest score."""
-    matrix = as_float_array(y_score, "y_score", ndim=(2,))
-    check_scores(matrix, minus_inf=NOT_RECOMMENDABLE)
+    matrix = as_float_array(y_score, name, ndim=(2,))
+    check_scores(matrix, name, minus_inf=NOT_RECOMMENDABLE)
+    flat = np.flatnonzero(matrix >= kth_scores(matrix, k)[:, None])  # row by row, in column order
+    users, items = np.divmod(flat, matrix.shape[1])
+    return items, matrix.reshape(-1)[flat], users, matrix.shape[1]
+
+
+def kth_scores(matrix, k):
+    """Each row's k-th largest score (its lowest finite score, if fewer than k are finite): -inf is never shown."""
     kth_place = matrix.shape[1] - min(k, matrix.shape[1])  # in increasing order
     kth = np.partition(matrix, kth_place, axis=1)[:, kth_place]
-    users, items = np.nonzero(matrix >= kth[:, None])
-    scores = matrix[users, items]
-    shown = scores > -np.inf
-    return items[shown], scores[shown], users[shown], matrix.shape[1]
+    if (kth == -np.inf).any():
+        finite = np.where(matrix > -np.inf, matrix, np.inf).min(axis=1)
+        kth = np.where(kth == -np.inf, finite, kth)  # inf where nothing is finite: nothing shown
+    return kth
 
 
-def sparse_top_k(y_score, k):
+def sparse_top_k(y_score, k, *, name="y_score"):
     """Item, score and user of the stored entries of a sparse matrix at or above their user's k-th largest score.
 
     A user with fewer than k stored entries shows them all.
     """
     if 0 in y_score.shape:
-        raise ValueError(f"y_score is empty: it needs at least one user and one item; got shape {y_score.shape}.")
-    matrix = sparse.csr_array(y_score)
-    if not matrix.has_canonical_format:  # duplicates summed, columns sorted: on a copy, never the input
-        matrix = matrix.copy()
-        matrix.sum_duplicates()
+        raise ValueError(f"{name} is empty: it needs at least one user and one item; got shape {y_score.shape}.")
+    matrix = canonical_csr(y_score)  # duplicates summed, columns sorted: on a copy, never the input
     sizes = np.diff(matrix.indptr)
     users = np.repeat(np.arange(matrix.shape[0]), sizes)
     scores = np.asarray(matrix.data, dtype=np.float64)
-    check_scores(scores, minus_inf=NOT_RECOMMENDABLE)
+    check_scores(scores, name, minus_inf=NOT_RECOMMENDABLE)
     kth = np.full(matrix.shape[0], -np.inf)
     full = np.flatnonzero(sizes >= k)
     # The rows of similar lengths share a -inf-padded array, partitioned along its rows: linear time.

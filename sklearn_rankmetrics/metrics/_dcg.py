@@ -8,7 +8,7 @@ from .._core._inputs import evaluate
 from .._core._numpy_ops import NUMPY
 from .._core._ranking import ratio
 from .._core._validation import check_k, check_option
-from ._sampled import accepts_candidates
+from ._candidate_options import accepts_candidates
 
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")

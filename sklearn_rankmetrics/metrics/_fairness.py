@@ -4,11 +4,12 @@ import numpy as np
 from scipy import sparse
 
 from .._core._query_ids import query_id_array
-from .._core._validation import check_labels, check_option, check_real, plain
-from ._exposure import codes_of, fill, lookup, matrix_shape, per_user_result, top_k_exposure
+from .._core._sparse import canonical_csr
+from .._core._validation import check_labels, check_option, check_real
+from ._exposure import PerItem, codes_of, fill, lookup, matrix_shape, per_user_result, top_k_exposure
 
 
-@fill(undefined="")
+@fill(undefined="nothing to recommend: every score -inf, or nothing stored")
 def expected_exposure_loss(
     y_score,
     *,
@@ -21,6 +22,7 @@ def expected_exposure_loss(
     k=10,
     ties="average",
     average=True,
+    zero_division=np.nan,
 ):
     r"""Expected exposure (Diaz et al. 2020): how far each user's exposure of items (or groups) is from equal.
 
@@ -47,6 +49,7 @@ def expected_exposure_loss(
     %(k)s
     %(ties)s
     %(average)s
+    %(zero_division)s
 
     Returns
     -------
@@ -69,7 +72,10 @@ def expected_exposure_loss(
     With groups, :math:`\epsilon_G = \sum_{i \in G} \epsilon_i` and the
     same for the target; the norms run over groups. Only recommendable items
     (score not ``-inf``; stored, for a sparse matrix) take part, in the
-    system's ranking and in the target's.
+    system's ranking and in the target's. A user with nothing to recommend
+    has no policy to judge: it is undefined (``zero_division``), not a
+    perfect 0. A sparse matrix's duplicate entries are summed, as scipy
+    defines them (on a copy).
 
     Examples
     --------
@@ -92,11 +98,11 @@ def expected_exposure_loss(
     value = {"loss": disparity - 2.0 * relevance + ideal, "disparity": disparity, "relevance": relevance}[component]
     return per_user_result(
         np.maximum(value, 0.0) if component == "loss" else value,
-        np.ones(exposure.n_users, dtype=bool),
+        available.counts > 0,
         exposure=exposure,
         average=average,
-        zero_division=0.0,
-        undefined_reason="",
+        zero_division=zero_division,
+        undefined_reason="nothing to recommend: every score -inf",
     )
 
 
@@ -113,7 +119,7 @@ class Availability:
         if item_id is None:
             self.shape = matrix_shape(y_score)
             if sparse.issparse(y_score):
-                matrix = sparse.coo_array(y_score)
+                matrix = canonical_csr(y_score).tocoo()  # duplicate entries summed
                 keep = np.asarray(matrix.data, dtype=np.float64) > -np.inf
                 self.dense, self.users, self.items = None, matrix.row[keep], matrix.col[keep]
             else:
@@ -148,7 +154,7 @@ class Availability:
         """User, item and grade (> 0) of every recommendable item with a positive label."""
         if item_id is None:
             if sparse.issparse(y_true):
-                labels = sparse.coo_array(y_true)
+                labels = canonical_csr(y_true).tocoo()  # duplicate entries summed
                 data = np.asarray(labels.data, dtype=np.float64)
                 users, items = labels.row, labels.col
             else:
@@ -181,33 +187,14 @@ def pair_codes(item_id, qid, exposure):
 
 
 def group_codes(item_groups, exposure):
-    """The group of every item of the catalogue, as codes 0..n_groups-1."""
-    if isinstance(item_groups, dict) or hasattr(item_groups, "keys"):
-        ids = range(exposure.n_items) if exposure.item_ids is None else exposure.item_ids.tolist()
-        missing = [item for item in ids if item not in item_groups]
-        if missing:
-            raise ValueError(f"item_groups has no group for item {plain(missing[0])!r}; give every item a group.")
-        labels = np.asarray([item_groups[item] for item in ids], dtype=object)
-    else:
-        labels = np.asarray(item_groups)
-        if labels.ndim != 1:
-            raise ValueError(f"item_groups must be 1-D with one group per item; got shape {labels.shape}.")
-        if exposure.item_ids is None:
-            if len(labels) != exposure.n_items:
-                raise ValueError(
-                    f"item_groups has {len(labels)} values, but y_score has {exposure.n_items} items "
-                    "(columns); give one group per column."
-                )
-        else:
-            ids = exposure.item_ids
-            if ids.dtype.kind not in "iu" or ids.min() < 0 or ids.max() >= len(labels):
-                raise ValueError(
-                    "item_groups is an array, indexed by item id, so the item ids must be integers "
-                    f"0..{len(labels) - 1}; pass a mapping from item id to group instead."
-                )
-            labels = labels[ids]
+    """The group of every item of the catalogue, as codes 0..n_groups-1 (any comparable labels)."""
+    given = PerItem(item_groups, "item_groups", numeric=False)
+    places = given.places(exposure.n_items, exposure.item_ids)
+    if (places < 0).any():
+        missing = np.flatnonzero(places < 0)[0]
+        raise ValueError(f"item_groups has no group for item {exposure.item_name(missing)!r}; give every item a group.")
     try:
-        return np.unique(labels, return_inverse=True)[1].reshape(-1)
+        return np.unique(given.table[places], return_inverse=True)[1].reshape(-1)
     except TypeError as error:
         raise TypeError(f"item_groups mixes labels that cannot be compared ({error}); use one type.") from error
 

@@ -12,9 +12,9 @@ from .._core._docs import fill_doc
 from .._core._inputs import evaluate, rank_queries
 from .._core._ranking import judged_in_rank_order, ratio
 from .._core._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
+from ._candidate_options import accepts_candidates
 from ._dcg import _dcg
 from ._precision import RelevantRows, relevance
-from ._sampled import accepts_candidates
 from ._tie_expectations import cutoff_probabilities
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.metrics import pairwise_distances
 
 from .._core._validation import check_real
-from ._exposure import fill, item_values, labels_at, list_mean, lookup, matrix_shape, per_user_result, top_k_exposure
+from ._exposure import PerItem, fill, labels_at, list_mean, lookup, per_user_result, top_k_exposure
 
 
 @fill(undefined="fewer than two items to recommend")
@@ -27,11 +27,15 @@ def intra_list_diversity_score(
     %(layout)s
     item_features : array-like of shape (n_items, n_features), sparse matrix, or mapping
         The features of each item (a row per item), or with
-        ``metric="precomputed"`` the (n_items, n_items) distance matrix.
+        ``metric="precomputed"`` the square distance matrix, indexed by
+        column (or item id 0..n-1) on both axes (an array, not a mapping).
         %(per_item)s
     metric : str or callable, default="cosine"
         Any metric of :func:`sklearn.metrics.pairwise_distances`, which
-        computes the distances.
+        computes the distances, except ``"seuclidean"`` and
+        ``"mahalanobis"``: they estimate their scale from the rows they are
+        given, so a distance would depend on the other items shown (scale
+        the features first).
     %(k)s
     %(ties)s
     %(average)s
@@ -56,8 +60,10 @@ def intra_list_diversity_score(
     together: 1 above the tie block that straddles rank k, the chance of the
     block's item for a pair across it, and :math:`v (v - 1) / (m (m - 1))`
     inside it. Only the distances among the items shown are computed, a
-    block of rows at a time; the cost grows with the square of k (and of a
-    tie block straddling rank k).
+    block of rows at a time. The cost grows with the square of k, and of a
+    tie block straddling rank k: its m items make m (m - 1) / 2 pairs per
+    user (a fully tied row of 2,000 items, 2M pairs), handled about a
+    million at a time, so that memory stays bounded.
 
     Examples
     --------
@@ -67,11 +73,11 @@ def intra_list_diversity_score(
     array([0., 1.])
     """
     exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="intra_list_diversity_score")
-    left, right, together = list_pairs(exposure)
+    distances = PairDistances(item_features, metric, exposure)
     sums = np.zeros(exposure.n_users)
-    if len(left):
-        distances = pair_distances(item_features, metric, exposure, exposure.item[left], exposure.item[right])
-        sums = np.bincount(exposure.user[left], weights=together * distances, minlength=exposure.n_users)
+    for left, right, together in list_pairs(exposure):
+        distance = distances(exposure.item[left], exposure.item[right])
+        sums += np.bincount(exposure.user[left], weights=together * distance, minlength=exposure.n_users)
     length = exposure.length
     n_pairs = length * (length - 1) / 2
     values = np.divide(sums, n_pairs, out=np.zeros(exposure.n_users), where=n_pairs > 0)
@@ -85,23 +91,52 @@ def intra_list_diversity_score(
     )
 
 
-def list_pairs(exposure):
-    """Every pair of entries of the same user: the two entries and their chance to be in the top k together.
+# Pairs of entries handled at a time (about 40 MB of working arrays), so that a large tie block straddling rank k,
+# whose m items make m (m - 1) / 2 pairs, costs time but never more memory.
+PAIR_BUDGET = 2**20
 
-    Users are grouped by their number of entries, so that the pairs of each
-    group come from one ``np.triu_indices``.
+
+def list_pairs(exposure, budget=PAIR_BUDGET):
+    """Every pair of entries of one user, at most ``budget`` at a time: the two entries, their chance together.
+
+    Users with the same number of entries share one ``np.triu_indices``;
+    a user with more pairs than the budget is cut into runs of rows of its
+    triangle (a single row longer than the budget makes a run of its own).
     """
-    starts = np.searchsorted(exposure.user, np.arange(exposure.n_users))
     counts = np.bincount(exposure.user, minlength=exposure.n_users)
-    lefts, rights = [], []
+    starts = np.cumsum(counts) - counts
     for count in np.unique(counts[counts > 1]):
         members = np.flatnonzero(counts == count)
-        upper, lower = np.triu_indices(count, 1)
-        lefts.append((starts[members, None] + upper).ravel())
-        rights.append((starts[members, None] + lower).ravel())
-    if not lefts:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0)
-    left, right = np.concatenate(lefts), np.concatenate(rights)
+        per_user = count * (count - 1) // 2
+        if per_user <= budget:
+            upper, lower = np.triu_indices(count, 1)
+            step = max(1, budget // per_user)
+            for first in range(0, len(members), step):
+                offsets = starts[members[first : first + step], None]
+                yield chance_together(exposure, (offsets + upper).ravel(), (offsets + lower).ravel())
+            continue
+        for member in members:
+            for left, right in triangle_runs(count, budget):
+                yield chance_together(exposure, starts[member] + left, starts[member] + right)
+
+
+def triangle_runs(n, budget):
+    """The pairs ``i < j < n`` in runs of consecutive rows ``i`` of at most ``budget`` pairs (a longer row alone)."""
+    ends = np.cumsum(np.arange(n - 1, 0, -1))  # pairs up to the end of each row
+    first = 0
+    while first < n - 1:
+        done = ends[first - 1] if first else 0
+        stop = max(int(np.searchsorted(ends, done + budget, side="right")), first + 1)
+        lengths = n - 1 - np.arange(first, stop)
+        left = np.repeat(np.arange(first, stop), lengths)
+        right = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) + left + 1
+        yield left, right
+        first = stop
+
+
+def chance_together(exposure, left, right):
+    """Two entries of one user are in its top k together with the product of their chances, unless they share a
+    tie block: then ``v (v - 1) / (m (m - 1))`` for its ``v`` places above k among its ``m`` items."""
     together = exposure.chance[left] * exposure.chance[right]
     same = exposure.block[left] == exposure.block[right]
     block = exposure.block[left[same]]
@@ -112,39 +147,67 @@ def list_pairs(exposure):
 
 # Rows of the distance matrix computed at a time: a block of rows stays small.
 DISTANCE_CELLS = 2**22
+# Metrics that estimate a scale from the rows they are given (scipy's V and VI), which would change with the items
+# that happen to be computed together.
+DATA_SCALED = ("seuclidean", "mahalanobis")
 
 
-def pair_distances(item_features, metric, exposure, first, second):
-    """The distance between the items ``first[p]`` and ``second[p]`` of every pair, from the items shown only."""
-    shown = np.unique(np.concatenate((first, second)))
-    precomputed = metric == "precomputed"
-    features = item_values(item_features, exposure, "item_features", needed=shown, ndim=2)
-    if precomputed:
-        if features.shape[1] != (exposure.n_items if exposure.item_ids is None else features.shape[1]):
+class PairDistances:
+    """The distance between two items, from ``item_features`` and ``metric``, for the items some top k shows."""
+
+    def __init__(self, item_features, metric, exposure):
+        if isinstance(metric, str) and metric in DATA_SCALED:
             raise ValueError(
-                f"item_features must be a square (n_items, n_items) distance matrix with "
-                f"metric='precomputed'; got shape {features.shape}."
+                f"metric={metric!r} estimates its scale from the rows it is given, so a distance would depend on "
+                "which other items are shown; scale the features first (sklearn.preprocessing.StandardScaler) and "
+                "use 'euclidean', or pass metric='precomputed' with the distances."
             )
-        columns = np.arange(exposure.n_items) if exposure.item_ids is None else exposure.item_ids
-        features = features[:, columns]
-    place = np.full(exposure.n_items, -1)
-    place[shown] = np.arange(len(shown))
-    a, b = place[first], place[second]
-    order = np.argsort(a, kind="stable")
-    distances = np.empty(len(first))
-    step = max(1, DISTANCE_CELLS // len(shown))
-    bounds = np.searchsorted(a[order], np.arange(0, len(shown) + step, step))
-    for index, start in enumerate(range(0, len(shown), step)):
-        pairs = order[bounds[index] : bounds[index + 1]]
-        if not len(pairs):
-            continue
-        rows = shown[start : start + step]
-        if precomputed:
-            block = features[rows][:, shown]
-        else:
-            block = pairwise_distances(features[rows], features[shown], metric=metric)
-        distances[pairs] = block[a[pairs] - start, b[pairs]]
-    return distances
+        self.metric, self.precomputed = metric, isinstance(metric, str) and metric == "precomputed"
+        shown = exposure.shown_items()
+        table = PerItem(item_features, "item_features", ndim=2)
+        if self.precomputed:
+            table = precomputed_columns(table, exposure)
+        self.features = table.at(exposure.n_items, exposure.item_ids, needed=shown)
+
+    def __call__(self, first, second):
+        """The distance of every pair ``(first[p], second[p])`` of item codes, a block of rows at a time."""
+        rows, a = np.unique(first, return_inverse=True)
+        columns, b = np.unique(second, return_inverse=True)
+        order = np.argsort(a, kind="stable")
+        distances = np.empty(len(first))
+        step = max(1, DISTANCE_CELLS // len(columns))
+        bounds = np.searchsorted(a[order], np.arange(0, len(rows) + step, step))
+        for index, start in enumerate(range(0, len(rows), step)):
+            pairs = order[bounds[index] : bounds[index + 1]]
+            if not len(pairs):
+                continue
+            if self.precomputed:
+                block = self.features[rows[start : start + step]][:, columns]
+            else:
+                block = pairwise_distances(
+                    self.features[rows[start : start + step]], self.features[columns], metric=self.metric
+                )
+            distances[pairs] = block[a[pairs] - start, b[pairs]]
+        return distances
+
+
+def precomputed_columns(table, exposure):
+    """A precomputed (n, n) distance matrix with its columns in item-code order, like its rows."""
+    if table.keys is not None:
+        raise ValueError(
+            "item_features with metric='precomputed' must be the (n_items, n_items) distance matrix as an array, "
+            "indexed by column (or item id 0..n_items-1) on both axes; a mapping's rows have no column order."
+        )
+    distances = table.table
+    if distances.shape[0] != distances.shape[1]:
+        raise ValueError(
+            f"item_features must be a square (n_items, n_items) distance matrix with metric='precomputed'; got shape "
+            f"{distances.shape}."
+        )
+    columns = table.places(exposure.n_items, exposure.item_ids)  # checks that every item has a row
+    square = PerItem.__new__(PerItem)
+    square.name, square.ndim, square.keys, square.table = table.name, 2, None, distances[:, columns]
+    return square
 
 
 @fill(undefined="no item to recommend")
@@ -170,7 +233,11 @@ def serendipity_score(
         Relevance labels (held-out interactions): the usefulness of an item.
     baseline_score : array-like or sparse matrix of the same layout as ``y_score``
         The scores of a primitive recommender (popularity, say), whose top k
-        holds the expected items.
+        holds the expected items: a matrix of the shape of ``y_score``, or
+        one score per row of the pairs. The baseline ranks the same rows as
+        the system: in the pairs layout, give the rows of every item the
+        baseline could show, with ``y_score`` ``-inf`` where the system may
+        not show it (a row left out is ranked by neither).
     %(k)s
     relevance_threshold : float, default=1
         An item is relevant (useful) when its label is >= this positive
@@ -206,9 +273,15 @@ def serendipity_score(
     >>> serendipity_score([[4, 1, 2, 3]], y_true=y_true, baseline_score=popular, k=2)  # item 3 is a find
     0.5
     """
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="serendipity_score")
-    baseline = top_k_exposure(baseline_score, item_id=item_id, qid=qid, k=k, ties=ties, who="serendipity_score")
+    who = "serendipity_score"
+    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who=who)
+    baseline = top_k_exposure(baseline_score, item_id=item_id, qid=qid, k=k, ties=ties, who=who, name="baseline_score")
+    if item_id is None and (baseline.n_users, baseline.n_items) != (exposure.n_users, exposure.n_items):
+        raise ValueError(
+            f"baseline_score must have the shape of y_score, {(exposure.n_users, exposure.n_items)}: the baseline "
+            f"ranks the same users and items; got {(baseline.n_users, baseline.n_items)}."
+        )
     threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
-    relevant = labels_at(y_true, exposure, item_id, matrix_shape(y_score) if item_id is None else None) >= threshold
+    relevant = labels_at(y_true, exposure) >= threshold
     in_baseline = lookup(baseline.row, baseline.chance, exposure.row)  # 0 where the baseline does not show it
     return list_mean(exposure, relevant * (1.0 - in_baseline), average=average, zero_division=zero_division)

@@ -9,8 +9,11 @@ import numpy as np
 
 from .._core._validation import check_real, plain
 from ._exposure import (
+    PerItem,
+    check_mask,
     check_positive_integer,
     fill,
+    is_mapping,
     item_values,
     list_mean,
     no_exposure,
@@ -39,8 +42,8 @@ def gini_index(y_score, *, item_id=None, qid=None, k=10, catalog=None, ties="ave
     Returns
     -------
     gini : float
-        In [0, 1): 0 when every item of the catalogue is shown equally often,
-        near 1 when a few items take all the places. nan (with a warning)
+        In [0, 1): exactly 0 when every item of the catalogue is shown
+        equally often, near 1 when a few items take all the places. nan (with a warning)
         when no user shows any item.
 
     See Also
@@ -75,8 +78,11 @@ def gini_index(y_score, *, item_id=None, qid=None, k=10, catalog=None, ties="ave
     total = counts.sum()
     if total == 0:
         return no_exposure("gini_index")
+    # sum_j (2j - n - 1) c_(j) = sum_{i<j} (c_(j) - c_(i)), a sum over the gaps between sorted counts, each gap
+    # counted by the (m - 1)(n - m + 1) pairs across it: non-negative term by term, and exactly 0 for equal counts.
     n_items = len(counts)
-    return float(np.dot(2.0 * np.arange(1, n_items + 1) - n_items - 1, counts) / (n_items * total))
+    across = np.arange(1, n_items) * np.arange(n_items - 1, 0, -1.0)
+    return float(np.dot(across, np.diff(counts)) / (n_items * total))
 
 
 @fill()
@@ -103,11 +109,22 @@ def shannon_entropy(y_score, *, item_id=None, qid=None, k=10, ties="average"):
 
     Notes
     -----
-    RecBole's ``ShannonEntropy`` (natural logarithm; divide by
-    :math:`\ln 2` for bits, or by :math:`\ln n` for a share of the most
-    even spread). With ties averaged, the shares are those of the expected
-    exposure counts, as for :func:`gini_index`. Items never shown add 0, so
-    no catalogue is needed.
+    The entropy of the exposure distribution (Shannon 1948), with
+    :math:`p_i = c_i / \sum_j c_j` and :math:`c_i` the number of top k lists
+    that show item i; natural logarithm (divide by :math:`\ln 2` for bits,
+    or by :math:`\ln n` for a share of the most even spread). With ties
+    averaged, :math:`c_i` is the expected count, as for :func:`gini_index`.
+    Items never shown add 0, so no catalogue is needed.
+
+    The peers differ. Elliot's ``SEntropy`` is this value in bits when
+    every list holds k items (it weighs each list's items by one over the
+    list's length). RecBole's ``ShannonEntropy`` is not this value: its
+    ``get_entropy`` takes :math:`p_i = c_i / (|U| k)` and divides the sum
+    :math:`-\sum_i p_i \ln p_i` by the number of distinct items shown, so
+    that, when every list holds k items and no ties are cut, RecBole's
+    value is ``shannon_entropy(...) / n_shown`` with ``n_shown`` the items
+    shown at least once (``catalog_coverage(..., ties="stable")`` times the
+    number of items).
 
     Examples
     --------
@@ -177,16 +194,19 @@ def novelty_score(
     array([1., 3.])
     """
     exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="novelty_score")
-    popularity = item_values(item_popularity, exposure, "item_popularity", needed=np.unique(exposure.item))
-    shown = popularity[exposure.item]
-    if ((shown <= 0) | (shown > 1)).any():
-        bad = shown[(shown <= 0) | (shown > 1)][0]
+    shown = exposure.shown_items()
+    popularity = item_values(item_popularity, exposure, "item_popularity", needed=shown)
+    bad = shown[(popularity[shown] <= 0) | (popularity[shown] > 1)]
+    if len(bad):
         raise ValueError(
             f"item_popularity must be the share in (0, 1] of training users who interacted with each item; got "
-            f"{plain(bad)!r} for a shown item. An item no user interacted with has no finite novelty: give it a "
-            "small share (such as 1 / n_users) or do not recommend it."
+            f"{plain(popularity[bad[0]])!r} for item {exposure.item_name(bad[0])!r}, which a top k shows. An item "
+            "no user interacted with has no finite novelty: give it a small share (such as 1 / n_users) or do not "
+            "recommend it."
         )
-    return list_mean(exposure, -np.log2(shown), average=average, zero_division=zero_division)
+    with np.errstate(divide="ignore", invalid="ignore"):  # items never shown may have any value
+        information = -np.log2(popularity)
+    return list_mean(exposure, information[exposure.item], average=average, zero_division=zero_division)
 
 
 @fill(undefined="no item to recommend")
@@ -241,12 +261,15 @@ def average_popularity_score(
     39.0
     """
     exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="average_popularity_score")
-    popularity = item_values(item_popularity, exposure, "item_popularity", needed=np.unique(exposure.item))
-    shown = popularity[exposure.item]
-    if not np.isfinite(shown).all():
-        bad = shown[~np.isfinite(shown)][0]
-        raise ValueError(f"item_popularity must be finite for every shown item; got {plain(bad)!r}.")
-    return list_mean(exposure, shown, average=average, zero_division=zero_division)
+    shown = exposure.shown_items()
+    popularity = item_values(item_popularity, exposure, "item_popularity", needed=shown)
+    bad = shown[~np.isfinite(popularity[shown])]
+    if len(bad):
+        raise ValueError(
+            f"item_popularity must be finite for every shown item; got {plain(popularity[bad[0]])!r} for item "
+            f"{exposure.item_name(bad[0])!r}."
+        )
+    return list_mean(exposure, popularity[exposure.item], average=average, zero_division=zero_division)
 
 
 @fill(undefined="no item to recommend")
@@ -270,10 +293,13 @@ def long_tail_share_score(
     %(layout)s
     item_popularity : array-like of shape (n_items,) or mapping, default=None
         Each item's number of training interactions, from which the short
-        head is found (see Notes). %(per_item)s Give it or ``long_tail``.
+        head is found (see Notes). %(per_item)s The head is found among
+        every item given (all of an array, every key of a mapping), so each
+        needs a finite count >= 0; the items a ranking holds do not change
+        it. Give it or ``long_tail``.
     long_tail : array-like of bool of shape (n_items,) or mapping, default=None
-        Whether each item is in the long tail, indexed as
-        ``item_popularity``; instead of ``item_popularity``.
+        Whether each item is in the long tail (True/False, or 0/1), indexed
+        as ``item_popularity``; instead of ``item_popularity``.
     head_share : float, default=0.8
         With ``item_popularity``: the share of all interactions that the
         short head holds, in (0, 1] (Elliot's ``pop_ratio``).
@@ -301,6 +327,8 @@ def long_tail_share_score(
     decreasing popularity (equal popularities in item order) until they
     hold ``head_share`` of all interactions, that last item included; every
     other item of the catalogue is the long tail (Elliot's ``Popularity``).
+    The pairs layout gives the same value as the matrix: the head comes from
+    ``item_popularity`` itself, not from the items that the pairs hold.
 
     Examples
     --------
@@ -309,25 +337,39 @@ def long_tail_share_score(
     >>> long_tail_share_score([[4, 3, 2, 1], [1, 2, 3, 4]], item_popularity=popularity, k=2, average=False)
     array([0.5, 1. ])
     """
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="long_tail_share_score")
     if (item_popularity is None) == (long_tail is None):
         raise ValueError("long_tail_share_score needs item_popularity or long_tail (one of them, not both).")
+    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="long_tail_share_score")
     if long_tail is not None:
-        in_tail = item_values(long_tail, exposure, "long_tail", needed=np.unique(exposure.item))
+        given = PerItem(long_tail if is_mapping(long_tail) else check_mask(long_tail, "long_tail"), "long_tail")
+        check_mask(given.table, "long_tail")  # a mapping's values too
+        in_tail = given.at(exposure.n_items, exposure.item_ids, needed=exposure.shown_items())
     else:
-        popularity = item_values(item_popularity, exposure, "item_popularity", needed=np.arange(exposure.n_items))
-        in_tail = tail_of(popularity, check_real("head_share", head_share, low=0, high=1, low_open=True))
-    return list_mean(exposure, in_tail[exposure.item].astype(np.float64), average=average, zero_division=zero_division)
+        head_share = check_real("head_share", head_share, low=0, high=1, low_open=True)
+        given = PerItem(item_popularity, "item_popularity")
+        given.table = tail_of(given, head_share).astype(np.float64)  # the head among every item given
+        in_tail = given.at(exposure.n_items, exposure.item_ids, needed=exposure.shown_items())
+    return list_mean(exposure, in_tail[exposure.item], average=average, zero_division=zero_division)
 
 
 def tail_of(popularity, head_share):
-    """Whether each item is outside the short head: the most popular items that hold ``head_share`` of the total."""
-    if not np.isfinite(popularity).all() or (popularity < 0).any():
-        raise ValueError("item_popularity must hold non-negative interaction counts for long_tail_share_score.")
-    order = np.argsort(-popularity, kind="stable")
-    before = np.cumsum(popularity[order]) - popularity[order]  # held by the more popular items
-    head = order[before < head_share * popularity.sum()]
-    in_tail = np.ones(len(popularity), dtype=bool)
+    """Whether each item given is outside the short head: the most popular items holding ``head_share`` of the total.
+
+    The head is found among every item of ``popularity`` (:class:`PerItem`:
+    all of an array, every key of a mapping), whatever items a ranking holds.
+    """
+    counts = popularity.table
+    bad = np.flatnonzero(~np.isfinite(counts) | (counts < 0))
+    if len(bad):
+        item = bad[0] if popularity.keys is None else popularity.keys[bad[0]]
+        raise ValueError(
+            f"item_popularity must hold a non-negative interaction count for every item, since the short head is "
+            f"found among all of them; got {plain(counts[bad[0]])!r} for item {plain(item)!r}."
+        )
+    order = np.argsort(-counts, kind="stable")
+    before = np.cumsum(counts[order]) - counts[order]  # held by the more popular items
+    head = order[before < head_share * counts.sum()]
+    in_tail = np.ones(len(counts), dtype=bool)
     in_tail[head] = False
     return in_tail
 

@@ -7,8 +7,8 @@ from .._core._docs import fill_doc
 from .._core._inputs import evaluate
 from .._core._ranking import ratio
 from .._core._validation import check_k, check_option, check_real
+from ._candidate_options import accepts_candidates
 from ._dcg import rank_weights
-from ._sampled import accepts_candidates
 
 DENOMINATORS = ("relevant", "capped")
 

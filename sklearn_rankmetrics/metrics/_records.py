@@ -461,8 +461,12 @@ RECORDS = (
         shannon_entropy,
         None,
         definition="Shannon entropy (nats) of the items' shares of all top-k places.",
-        reference="RecBole's ShannonEntropy; Elliot's SEntropy",
+        reference="Shannon 1948; Elliot's SEntropy (in bits); RecBole's ShannonEntropy divides it by the items shown",
         spellings={"recbole": ("ShannonEntropy",), "elliot": ("SEntropy",)},
+        conventions={
+            "recbole": {"note": "get_entropy divides the entropy by the number of distinct items shown"},
+            "elliot": {"note": "in bits: divide by ln 2"},
+        },
         family="recommender",
     ),
     register(

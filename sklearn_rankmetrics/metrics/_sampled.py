@@ -26,33 +26,29 @@ prior ``p(x) = 1 / (N + 1)``,
 """
 
 import functools
-import inspect
-import re
 
 import numpy as np
 from scipy import sparse
 from scipy.optimize import lsq_linear
 from scipy.special import gammaln
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
-from .._core._array_api import to_numpy
 from .._core._inputs import rank_queries
-from .._core._query_ids import encode_qid
 from .._core._ranking import weighted_mean
 from .._core._validation import (
     TIES,
-    as_float_array,
     check_flag,
     check_k,
-    check_labels,
     check_option,
     check_real,
-    check_sample_weight,
-    check_scores,
     check_zero_division,
     plain,
 )
+from .._core._warnings import warn
+from ._candidates import label_matrix, mask_matrix
+from ._exposure import PerItem
 
 CORRECTIONS = ("bv", "cls")
 # The bias-variance trade-off of "bv": on generated leave-one-out data (benchmarks/bench_recommenders.py) 0.01
@@ -81,13 +77,15 @@ def sample_candidates(
         ``sampled_correction`` assumes); ``"popularity"``: draws in
         proportion to ``item_popularity`` (weighted sampling without
         replacement: successive draws among the items left).
-    item_popularity : array-like of shape (n_items,), default=None
+    item_popularity : array-like of shape (n_items,) or mapping, default=None
         Non-negative weights of the items for ``"popularity"`` (an item of
-        weight 0 is never drawn). None: each item's number of users with a
-        positive label in ``y_true`` or an entry in ``exclude``.
+        weight 0 is never drawn): one per column, or a mapping from column
+        to weight with every column. None: each item's number of users with
+        a positive label in ``y_true`` or an entry in ``exclude``.
     exclude : array-like of bool or sparse matrix of shape (n_users, n_items), default=None
-        Items never to draw for a user (already seen in training); its
-        stored entries are excluded.
+        Items never to draw for a user (already seen in training): a mask
+        (True/False, or 0/1), or a sparse matrix whose stored entries are
+        excluded.
     random_state : int, RandomState instance or None, default=None
         Seeds the draws, for reproducible candidates.
 
@@ -132,10 +130,7 @@ def sample_candidates(
         if item_popularity is None:
             weights = np.asarray((positives.astype(bool) + excluded).astype(np.float64).sum(axis=0)).reshape(-1)
         else:
-            weights = np.asarray(item_popularity, dtype=np.float64)
-            if weights.shape != (n_items,) or not np.isfinite(weights).all() or (weights < 0).any():
-                got = f"shape {weights.shape}" if weights.shape != (n_items,) else "a negative or non-finite value"
-                raise ValueError(f"item_popularity must hold one finite weight >= 0 per item ({n_items}); got {got}.")
+            weights = draw_weights(item_popularity, n_items)
     elif item_popularity is not None:
         raise ValueError('item_popularity is only used by strategy="popularity"; leave it None for "uniform".')
     random = check_random_state(random_state)
@@ -164,23 +159,18 @@ def sample_candidates(
     return sparse.csr_array((np.ones(len(rows), dtype=bool), (rows, columns)), shape=(n_users, n_items))
 
 
-def label_matrix(y_true, name):
-    """``y_true`` as a csr_array of float labels (users x items), checked."""
-    matrix = sparse.csr_array(y_true if sparse.issparse(y_true) else as_float_array(y_true, name, ndim=(2,)))
-    matrix = matrix.astype(np.float64)
-    check_labels(np.concatenate((matrix.data, [0.0])), name)
-    return matrix
-
-
-def mask_matrix(mask, shape, name):
-    """A users x items mask (dense booleans, or a sparse matrix's stored entries) as a csr_array of bool."""
-    matrix = sparse.csr_array(mask) if sparse.issparse(mask) else sparse.csr_array(np.asarray(mask, dtype=bool))
-    if matrix.shape != tuple(shape):
-        raise ValueError(f"{name} must have the shape of y_true, {tuple(shape)}; got {matrix.shape}.")
-    matrix = matrix.copy()
-    matrix.data = np.ones(len(matrix.data), dtype=bool) if sparse.issparse(mask) else matrix.data.astype(bool)
-    matrix.eliminate_zeros()
-    return matrix.astype(bool)
+def draw_weights(item_popularity, n_items):
+    """The weight of every item (column) for popularity draws: an array, or a mapping from column to weight."""
+    weights = PerItem(item_popularity, "item_popularity").at(
+        n_items, None, needed=np.arange(n_items), needed_as="which may be drawn (0 never draws it)", matrix="y_true"
+    )
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+    if len(bad):
+        raise ValueError(
+            f"item_popularity must hold a finite weight >= 0 for every item; got {plain(weights[bad[0]])!r} for "
+            f"item {bad[0]}."
+        )
+    return weights
 
 
 def one_thread(function):
@@ -195,141 +185,6 @@ def one_thread(function):
 
 
 # The accuracy metrics ----------------------------------------------------------------------------------------------
-
-CANDIDATE_DOCS = """candidates : array-like of bool or sparse matrix, default=None
-        Restrict each ranking to these items, as :func:`sample_candidates`
-        draws them: a mask of the shape of ``y_true`` (a sparse matrix's
-        stored entries), or one bool per row for 1-D inputs. Items outside
-        it are not ranked (their scores are not read: they may be NaN, but
-        ``-inf`` still marks an item out of the user's catalogue); a
-        relevant item outside it counts in R and is never found. None: rank
-        every item.
-    sampled_correction : {"bv", "cls"}, default=None
-        With ``candidates``, estimate the metric over the full catalogue by
-        Krichene & Rendle's corrected estimators instead of computing it on
-        the candidates: ``"bv"``, the bias-variance trade-off with
-        gamma = 0.01; ``"cls"``, the least-biased estimator held within the
-        metric's range. They assume negatives drawn uniformly, and need
-        every relevant item among the candidates. See the user guide's
-        *Sampled evaluation*. None: the metric on the candidates."""
-
-
-def accepts_candidates(function):
-    """Give an accuracy metric ``candidates=`` and ``sampled_correction=`` (keyword-only, last).
-
-    Without them the metric runs untouched. With ``candidates`` the scores
-    outside it become ``-inf`` (not ranked); with ``sampled_correction``
-    the value is the corrected estimate of the full-catalogue metric.
-    """
-
-    @functools.wraps(function)
-    def wrapper(*args, candidates=None, sampled_correction=None, **kwargs):
-        if candidates is None:
-            if sampled_correction is not None:
-                raise ValueError(
-                    "sampled_correction estimates the full-catalogue metric from sampled candidates: pass "
-                    "candidates= as well (see sample_candidates)."
-                )
-            return function(*args, **kwargs)
-        bound = signature.bind(*args, **kwargs)
-        arguments = {name: to_numpy(value) for name, value in bound.arguments.items()}
-        y_true, y_score = arguments.pop("y_true"), arguments.pop("y_score")
-        rows = CandidateRows(y_true, y_score, to_numpy(candidates), arguments.get("qid"))
-        if sampled_correction is None:
-            return function(y_true, rows.restricted_scores(), **arguments)
-        check_option("sampled_correction", sampled_correction, CORRECTIONS)
-        return corrected_metric(function.__name__, rows, sampled_correction, signature, arguments)
-
-    signature = inspect.signature(function)
-    extra = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
-        for name in ("candidates", "sampled_correction")
-    ]
-    wrapper.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *extra])
-    wrapper.__doc__ = re.sub(
-        r"\n    Returns\n", "\n    " + CANDIDATE_DOCS + "\n\n    Returns\n", function.__doc__, count=1
-    )
-    return wrapper
-
-
-class CandidateRows:
-    """The candidates of every user as rows: user, label and score, and each user's full catalogue size."""
-
-    def __init__(self, y_true, y_score, candidates, qid):
-        self.y_true, self.y_score, self.qid = y_true, y_score, qid
-        if np.ndim(y_score) == 1 or (not sparse.issparse(y_true) and np.ndim(y_true) == 1):
-            self.init_rows(candidates)
-        else:
-            self.init_matrix(candidates)
-
-    def init_matrix(self, candidates):
-        scores = as_float_array(self.y_score, "y_score", ndim=(2,)) if not np.ndim(self.y_score) == 0 else None
-        shape = scores.shape
-        mask = mask_matrix(candidates, shape, "candidates").tocoo()
-        self.users, self.items = mask.row.astype(np.intp), mask.col.astype(np.intp)
-        self.scores = scores[self.users, self.items]
-        labels = label_matrix(self.y_true, "y_true")
-        if labels.shape != shape:
-            raise ValueError(f"y_true and y_score must have the same shape; got {labels.shape} and {shape}.")
-        self.labels = (
-            np.asarray(labels[self.users, self.items], dtype=np.float64).reshape(-1) if len(self.users) else np.zeros(0)
-        )
-        self.n_users, self.full_scores, self.all_labels = shape[0], scores, labels
-        self.shape = shape
-        check_scores(self.scores, minus_inf="an item not to recommend (already seen)")
-
-    def init_rows(self, candidates):
-        scores = as_float_array(self.y_score, "y_score")
-        labels = as_float_array(self.y_true, "y_true")
-        mask = np.asarray(candidates)
-        if mask.dtype != bool or mask.shape != scores.shape:
-            got = f"dtype {mask.dtype}" if mask.shape == scores.shape else f"shape {mask.shape}"
-            raise ValueError(
-                f"candidates must be a boolean array with one value per row ({len(scores)}) for 1-D inputs; got {got}."
-            )
-        codes = np.zeros(len(scores), dtype=np.intp) if self.qid is None else encode_qid(self.qid, len(scores))
-        self.row_codes = codes
-        self.users, self.items = codes[mask], np.flatnonzero(mask)
-        self.scores, self.labels = scores[mask], labels[mask]
-        check_scores(self.scores, minus_inf="an item not to recommend (already seen)")
-        self.n_users, self.full_scores, self.all_labels, self.shape = int(codes.max()) + 1, scores, labels, None
-        self.mask = mask
-
-    def restricted_scores(self):
-        """The scores with every item outside the candidates at -inf (not ranked)."""
-        restricted = np.full(np.shape(self.full_scores), -np.inf)
-        if self.shape is None:
-            restricted[self.mask] = self.scores
-        else:
-            restricted[self.users, self.items] = self.scores
-        return restricted
-
-    def per_user(self, values, users):
-        return np.bincount(users, weights=values, minlength=self.n_users)
-
-    def catalogue(self, is_relevant):
-        """Per user: the relevant items of the full data (R), and the recommendable others (N)."""
-        if self.shape is None:
-            users, labels, scores = self.row_codes, self.all_labels, self.full_scores
-        else:
-            labels_coo = self.all_labels.tocoo()
-            users, items = labels_coo.row, labels_coo.col
-            labels, scores = np.asarray(labels_coo.data, dtype=np.float64), self.full_scores[users, items]
-        relevant = is_relevant(labels)
-        n_relevant = np.bincount(users[relevant], minlength=self.n_users)
-        recommendable_relevant = np.bincount(users[relevant & (scores > -np.inf)], minlength=self.n_users)
-        if self.shape is None:
-            recommendable = np.bincount(users[scores > -np.inf], minlength=self.n_users)
-        else:
-            recommendable = np.count_nonzero(self.full_scores > -np.inf, axis=1)
-        return n_relevant, recommendable - recommendable_relevant
-
-    def user_labels(self):
-        """Every user's labels (for the ideal DCG): users and labels of the positive entries."""
-        if self.shape is None:
-            return self.row_codes, self.all_labels
-        labels_coo = self.all_labels.tocoo()
-        return labels_coo.row, np.asarray(labels_coo.data, dtype=np.float64)
 
 
 class Form:
@@ -364,13 +219,20 @@ def discount_of(discount, k):
 
 
 def binary_norm(kind):
-    """P@k divides by k (by the user's recommendable items when k is None); F1@k by (k + R) / 2."""
+    """P@k divides by k (by the user's recommendable items when k is None); F1@k by (k + R) / 2.
 
-    def norm(n_relevant, k, n_other, ideal):
-        examined = (n_other + n_relevant).astype(np.float64) if k is None else float(k)
+    With k None the full ranking examines every recommendable item: N and
+    the relevant ones not scored -inf (R counts them all).
+    """
+
+    def norm(catalogue, k, ideal):
+        if k is None:
+            examined = (catalogue.other + catalogue.recommendable_relevant).astype(np.float64)
+        else:
+            examined = float(k)
         if kind == "precision":
             return 1.0 / np.maximum(examined, 1.0)
-        return 2.0 / np.maximum(examined + n_relevant, 1.0)
+        return 2.0 / np.maximum(examined + catalogue.relevant, 1.0)
 
     return norm
 
@@ -380,7 +242,8 @@ def forms(name, options):
     k = check_k(options.get("k"))
     denominator = options.get("denominator", "relevant")
 
-    def recall_norm(n_relevant, k_, n_other, ideal):
+    def recall_norm(catalogue, k_, ideal):
+        n_relevant = catalogue.relevant
         capped = n_relevant if denominator == "relevant" or k is None else np.minimum(n_relevant, k)
         return 1.0 / np.maximum(capped, 1)
 
@@ -395,7 +258,7 @@ def forms(name, options):
         "cumulative_gain_score": lambda: Form(cutoff_ones(k), graded=True),
         "dcg_score": lambda: Form(discount_of(options.get("discount", "log2"), k), graded=True),
         "ndcg_score": lambda: Form(
-            discount_of(options.get("discount", "log2"), k), graded=True, norm=lambda *parts: 1.0 / parts[3]
+            discount_of(options.get("discount", "log2"), k), graded=True, norm=lambda catalogue, k_, ideal: 1.0 / ideal
         ),
     }
     if name not in table:
@@ -430,12 +293,10 @@ def corrected_metric(name, rows, correction, signature, arguments):
     def is_relevant(labels):
         return labels > 0 if form.graded else labels >= threshold
 
-    n_relevant, n_other = rows.catalogue(is_relevant)
+    catalogue = rows.catalogue(is_relevant)
     shown = rows.scores > -np.inf
     relevant_rows = is_relevant(rows.labels) & shown
-    missing = n_relevant_recommendable(rows, is_relevant) - np.bincount(
-        rows.users[relevant_rows], minlength=rows.n_users
-    )
+    missing = catalogue.recommendable_relevant - np.bincount(rows.users[relevant_rows], minlength=rows.n_users)
     if (missing > 0).any():
         user = int(np.flatnonzero(missing > 0)[0])
         raise ValueError(
@@ -444,12 +305,16 @@ def corrected_metric(name, rows, correction, signature, arguments):
         )
     users, labels, scores = rows.users[shown], rows.labels[shown], rows.scores[shown]
     sampled = np.bincount(users[~is_relevant(labels)], minlength=rows.n_users)  # m per user
-    gains = gain_values(labels, gain) if form.graded else is_relevant(labels).astype(np.float64)
-    values = np.zeros(rows.n_users)
-    if len(users):
-        values = block_estimates(
-            form, correction, users, labels, scores, gains, is_relevant, ties, n_other, sampled, rows.n_users
+    if (sampled > catalogue.other).any():
+        user = int(np.flatnonzero(sampled > catalogue.other)[0])
+        raise ValueError(
+            f"user {user} has {sampled[user]} candidates that are not relevant but only {catalogue.other[user]} "
+            "such items in its catalogue: n_items is too small."
         )
+    gains = gain_values(labels, gain) if form.graded else is_relevant(labels).astype(np.float64)
+    values = block_estimates(
+        form, correction, users, labels, scores, gains, is_relevant, ties, catalogue.other, sampled, rows.n_users
+    )
     ideal = None
     if form.graded:
         label_users, all_labels = rows.user_labels()
@@ -458,29 +323,22 @@ def corrected_metric(name, rows, correction, signature, arguments):
             ideal > 0 if name == "ndcg_score" else np.bincount(label_users[all_labels > 0], minlength=rows.n_users) > 0
         )
     else:
-        defined = n_relevant > 0
+        defined = catalogue.relevant > 0
     if form.norm is not None:
-        safe_ideal = None if ideal is None else np.where(ideal > 0, ideal, 1.0)
-        values = values * form.norm(n_relevant, k, n_other, safe_ideal)
+        values = values * form.norm(catalogue, k, None if ideal is None else np.where(ideal > 0, ideal, 1.0))
     values = np.where(defined, values, zero_division)
     if not options["average"]:
         return values
-    weight = check_sample_weight(options.get("sample_weight"), rows.n_users)
+    weight = rows.user_weights(options.get("sample_weight"))
     kept = ~np.isnan(values)
-    if not kept.any():
+    if not kept.any() or (weight is not None and not weight[kept].any()):
+        warn(
+            "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
+            "Pass zero_division=0.0 or 1.0 to score such queries.",
+            UndefinedMetricWarning,
+        )
         return float("nan")
     return weighted_mean(values[kept], None if weight is None else weight[kept])
-
-
-def n_relevant_recommendable(rows, is_relevant):
-    """Per user: relevant items with a score other than -inf (those the full ranking could show)."""
-    if rows.shape is None:
-        relevant = is_relevant(rows.all_labels) & (rows.full_scores > -np.inf)
-        return np.bincount(rows.row_codes[relevant], minlength=rows.n_users)
-    labels_coo = rows.all_labels.tocoo()
-    data = np.asarray(labels_coo.data, dtype=np.float64)
-    keep = is_relevant(data) & (rows.full_scores[labels_coo.row, labels_coo.col] > -np.inf)
-    return np.bincount(labels_coo.row[keep], minlength=rows.n_users)
 
 
 def ideal_dcg_per_user(users, labels, n_users, gain, discount, k):
@@ -504,7 +362,10 @@ def block_estimates(form, correction, users, labels, scores, gains, is_relevant,
     chance 1/r, and then ``g`` of its other rows with the negative
     hypergeometric chance ``C(h+g, h) C(r-1-h + s-g, r-1-h) / C(r+s, r)``:
     one term per (block, h, g), a single one per relevant row without ties.
+    A user without a relevant candidate sums to 0.
     """
+    if not is_relevant(labels).any():
+        return np.zeros(n_users)
     ranking, order = rank_queries(labels, scores, qid=users, ties=ties, return_order=True)
     relevant = is_relevant(labels[order]).astype(np.float64)
     if ranking.has_ties:

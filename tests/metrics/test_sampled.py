@@ -16,6 +16,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import (
     bpref_score,
+    f1_at_k_score,
     hit_rate_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
@@ -229,3 +230,177 @@ def test_users_without_a_relevant_item_take_zero_division():
             labels, scores, k=5, candidates=candidates, sampled_correction="bv", zero_division=np.nan
         )
     assert mean == pytest.approx(np.mean(values[5:]), rel=1e-12)
+
+
+# Issue #30, second round: each test below failed before its fix.
+
+
+def test_the_catalogue_size_comes_from_the_columns_not_from_finite_scores_outside_the_candidates():
+    y_true, scores, seen = leave_one_out(7, n_users=60, n_items=200)
+    candidates = sample_candidates(y_true, n_negatives=20, exclude=seen, random_state=0)
+    mask = candidates.toarray()
+    unscored = np.where(mask | np.isneginf(scores), scores, np.nan)  # NaN: not scored (the docs: not read)
+    stored = sp.csr_array(np.where(mask, scores, 0.0))  # a sparse y_score storing the candidates' scores
+    stored.data[stored.data == 0] = 0.0
+    for correction in ("bv", "cls"):
+        for metric in (recall_at_k_score, ndcg_score):
+            expected = metric(y_true, scores, k=5, candidates=candidates, sampled_correction=correction, average=False)
+            naive = metric(y_true, scores, k=5, candidates=candidates, average=False)
+            assert not np.allclose(expected, naive)
+            for other in (unscored, stored):
+                ours = metric(y_true, other, k=5, candidates=candidates, sampled_correction=correction, average=False)
+                if other is stored:  # the seen items are not stored, so not -inf: each user's N grows by them
+                    n_items = np.full(60, 200)
+                    users, items = np.nonzero(mask)
+                    np.testing.assert_allclose(
+                        ours,
+                        metric(
+                            y_true.toarray()[users, items],
+                            scores[users, items],
+                            qid=users,
+                            k=5,
+                            candidates=np.ones(len(users), bool),
+                            sampled_correction=correction,
+                            n_items=n_items,
+                            average=False,
+                        ),
+                        rtol=1e-12,
+                    )
+                else:
+                    np.testing.assert_allclose(ours, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"candidates holds \(user 0, item \d+\), which the sparse y_score"):
+        recall_at_k_score(y_true, sp.csr_array(np.where(mask, 1.0, 0.0)[:, ::-1]), k=5, candidates=candidates)
+
+
+def test_the_long_format_with_only_candidate_rows_needs_n_items():
+    y_true, scores, seen = leave_one_out(8, n_users=30, n_items=80)
+    candidates = sample_candidates(y_true, n_negatives=10, exclude=seen, random_state=0)
+    expected = recall_at_k_score(y_true, scores, k=5, candidates=candidates, sampled_correction="bv", average=False)
+    users, items = candidates.nonzero()
+    rows = {"qid": users * 7 + 3, "k": 5, "candidates": np.ones(len(users), bool), "sampled_correction": "bv"}
+    labels, row_scores = y_true.toarray()[users, items], scores[users, items]
+    with pytest.raises(ValueError, match="every row is a candidate, so the rows do not show"):
+        recall_at_k_score(labels, row_scores, **rows)
+    per_user = 80 - seen.toarray().sum(axis=1)  # the catalogue less the items already seen
+    np.testing.assert_allclose(
+        recall_at_k_score(labels, row_scores, n_items=per_user, average=False, **rows), expected, rtol=1e-12
+    )
+    # The items seen may come as -inf rows instead, with one n_items for all.
+    seen_users, seen_items = seen.nonzero()
+    both = np.concatenate((users, seen_users)), np.concatenate((items, seen_items))
+    with_seen = recall_at_k_score(
+        y_true.toarray()[both],
+        np.concatenate((row_scores, np.full(len(seen_users), -np.inf))),
+        qid=both[0],
+        k=5,
+        candidates=np.concatenate((np.ones(len(users), bool), np.zeros(len(seen_users), bool))),
+        sampled_correction="bv",
+        n_items=80,
+        average=False,
+    )
+    np.testing.assert_allclose(with_seen, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="user 0 has 11 rows but n_items 3"):
+        recall_at_k_score(labels, row_scores, n_items=3, **rows)
+    with pytest.raises(ValueError, match="n_items is for the long format"):
+        recall_at_k_score(y_true, scores, k=5, candidates=candidates, sampled_correction="bv", n_items=80)
+
+
+def test_corrected_values_follow_the_users_of_qid_and_their_weights():
+    y_true, scores, _seen = leave_one_out(9, n_users=8, n_items=12, n_relevant=2)
+    labels = y_true.toarray()
+    mask = sample_candidates(y_true, n_negatives=4, random_state=0).toarray()
+    everything = np.ones_like(mask)
+    weight = np.arange(1.0, 9.0)
+    qid = np.repeat(np.arange(8) * 10, 12)  # ids with gaps: still 8 users
+    for candidates in (mask, everything):
+        expected = recall_at_k_score(
+            labels, scores, k=3, candidates=candidates, sampled_correction="cls", average=False
+        )
+        pairs = {"qid": qid, "k": 3, "candidates": candidates.ravel(), "sampled_correction": "cls", "n_items": 12}
+        ours = recall_at_k_score(labels.ravel(), scores.ravel(), average=False, **pairs)
+        np.testing.assert_allclose(ours, expected, rtol=1e-12)
+        weighted = recall_at_k_score(labels.ravel(), scores.ravel(), sample_weight=np.repeat(weight, 12), **pairs)
+        assert weighted == pytest.approx(np.average(expected, weights=weight), rel=1e-12)
+
+
+def test_precision_and_f1_without_k_examine_only_the_recommendable_items():
+    scores = np.array([[3.0, 2.0, 1.0, -np.inf]])
+    y_true = np.array([[1.0, 0.0, 0.0, 1.0]])  # relevant item 3 already seen: counts in R, never examined
+    everything = np.ones_like(scores, dtype=bool)
+    for metric in (precision_at_k_score, f1_at_k_score):
+        full = metric(y_true, scores)
+        for correction in ("bv", "cls"):
+            assert metric(y_true, scores, candidates=everything, sampled_correction=correction) == pytest.approx(full)
+    assert precision_at_k_score(y_true, scores) == pytest.approx(1 / 3)
+    assert f1_at_k_score(y_true, scores) == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
+
+
+def test_corrections_follow_zero_division_when_no_user_has_a_recommendable_relevant_item():
+    scores = np.array([[3.0, 2.0, 1.0, -np.inf], [1.0, 2.0, 3.0, 4.0]])
+    only_seen = np.array([[0.0, 0, 0, 1], [0, 0, 0, 0]])  # user 0's relevant item is -inf; user 1 has none
+    everything = np.ones_like(scores, dtype=bool)
+    for metric in (recall_at_k_score, ndcg_score, mean_reciprocal_rank_score, precision_at_k_score):
+        for zero_division in (0.0, 1.0):
+            full = metric(only_seen, scores, k=2, zero_division=zero_division, average=False)
+            ours = metric(
+                only_seen,
+                scores,
+                k=2,
+                candidates=everything,
+                sampled_correction="bv",
+                zero_division=zero_division,
+                average=False,
+            )
+            np.testing.assert_array_equal(ours, full)
+    nothing = np.zeros((2, 4))
+    with pytest.warns(UndefinedMetricWarning, match="Every query is undefined"):
+        assert np.isnan(
+            ndcg_score(nothing, scores, k=2, candidates=everything, sampled_correction="cls", zero_division=np.nan)
+        )
+    assert ndcg_score(nothing, scores, k=2, candidates=everything, sampled_correction="cls") == ndcg_score(
+        nothing, scores, k=2
+    )
+
+
+def test_duplicate_label_entries_are_summed_as_scipy_defines_them():
+    scores = np.array([[4.0, 3, 2, 1]])
+    # Item 3 stored twice (0.5 + 0.5 = 1), outside the top 2, and item 1 once.
+    duplicated = sp.csr_array((np.array([0.5, 0.5, 1.0]), np.array([3, 3, 1]), np.array([0, 3])), shape=(1, 4))
+    summed = duplicated.toarray()
+    assert recall_at_k_score(duplicated, scores, k=2) == recall_at_k_score(summed, scores, k=2) == 0.5
+    candidates = sample_candidates(duplicated, n_negatives=1, random_state=0)
+    assert candidates.nnz == 3 and candidates[0, 3] and candidates[0, 1]
+    ours = recall_at_k_score(duplicated, scores, k=2, candidates=np.ones((1, 4), bool), sampled_correction="bv")
+    assert ours == pytest.approx(0.5)
+    assert duplicated.nnz == 3  # the input is left as it was
+
+
+def test_zero_one_candidates_are_a_mask_in_both_layouts_and_other_values_are_refused():
+    y_true, scores, _seen = leave_one_out(10, n_users=5, n_items=8)
+    mask = sample_candidates(y_true, n_negatives=3, random_state=0).toarray()
+    labels = y_true.toarray()
+    qid = np.repeat(np.arange(5), 8)
+    expected = recall_at_k_score(labels, scores, k=2, candidates=mask)
+    assert recall_at_k_score(labels, scores, k=2, candidates=mask.astype(int)) == expected
+    assert recall_at_k_score(labels.ravel(), scores.ravel(), qid=qid, k=2, candidates=mask.ravel().astype(int)) == (
+        expected
+    )
+    for layout in ((labels, scores, None, mask * 2), (labels.ravel(), scores.ravel(), qid, mask.ravel() * 2)):
+        with pytest.raises(
+            ValueError, match=r"candidates must be a boolean mask \(True/False, or 0/1\); got the value 2"
+        ):
+            recall_at_k_score(layout[0], layout[1], qid=layout[2], k=2, candidates=layout[3])
+
+
+def test_sample_candidates_takes_a_popularity_mapping_and_names_a_bad_weight():
+    y_true = np.zeros((3000, 4))
+    y_true[:, 0] = 1
+    weights = {0: 1.0, 1: 0.0, 2: 1.0, 3: 3.0}
+    drawn = sample_candidates(y_true, n_negatives=1, strategy="popularity", item_popularity=weights, random_state=0)
+    np.testing.assert_allclose(drawn.toarray()[:, 1:].mean(axis=0), [0.0, 0.25, 0.75], atol=0.03)
+    with pytest.raises(ValueError, match=r"got -0\.5 for item 2"):
+        sample_candidates(y_true, strategy="popularity", item_popularity=[1, 1, -0.5, 1])
+    with pytest.raises(ValueError, match="item_popularity has no value for item 3, which may be drawn"):
+        sample_candidates(y_true, strategy="popularity", item_popularity={0: 1, 1: 1, 2: 1})
+    with pytest.raises(ValueError, match="item_popularity has 3 values, but y_true has 4 items"):
+        sample_candidates(y_true, strategy="popularity", item_popularity=[1, 1, 1])
