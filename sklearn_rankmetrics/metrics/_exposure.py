@@ -506,12 +506,6 @@ def per_user_result(values, defined, *, exposure, average, zero_division, undefi
     return weighted_mean(values[kept])
 
 
-def check_positive_integer(name, value):
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {plain(value)!r}.")
-    return int(value)
-
-
 # ---- shared by the metrics of the lists: docstring parts and the mean over users ----
 
 LAYOUT = """y_score : array-like of shape (n_users, n_items) or (n_samples,), or sparse matrix

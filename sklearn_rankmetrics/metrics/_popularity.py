@@ -7,11 +7,10 @@ segment sums: per user (``average=False``), or over the catalogue.
 
 import numpy as np
 
-from .._core._validation import check_real, plain
+from .._core._validation import check_integer, check_real, plain
 from ._exposure import (
     PerItem,
     check_mask,
-    check_positive_integer,
     fill,
     is_mapping,
     item_values,
@@ -421,7 +420,7 @@ def user_coverage(y_score, *, item_id=None, qid=None, k=10, min_items=1, average
     array([1., 0., 0.])
     """
     exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties="stable", who="user_coverage")
-    min_items = check_positive_integer("min_items", min_items)
+    min_items = check_integer("min_items", min_items)
     if min_items > exposure.k:
         raise ValueError(
             f"min_items must be at most k ({exposure.k}): a list of k items never holds more; got {min_items}."

@@ -36,6 +36,7 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from .._core._inputs import rank_queries
+from .._core._numpy_ops import NUMPY
 from .._core._ranking import weighted_mean
 from .._core._validation import (
     TIES,
@@ -375,8 +376,8 @@ def block_estimates(form, correction, users, labels, scores, gains, is_relevant,
     in_block = np.add.reduceat(relevant, starts)
     gain_block = np.add.reduceat(gains[order] * relevant, starts)
     query_block = np.searchsorted(starts, ranking.query_starts)
-    before_relevant = exclusive_within(in_block, query_block).astype(np.intp)
-    before_other = exclusive_within(sizes - in_block, query_block).astype(np.intp)
+    before_relevant = NUMPY.segment_exclusive_cumsum(in_block, query_block).astype(np.intp)
+    before_other = NUMPY.segment_exclusive_cumsum(sizes - in_block, query_block).astype(np.intp)
     blocks = np.flatnonzero(in_block > 0)
     user = users[order][starts[blocks]]
     r, s = in_block[blocks].astype(np.intp), (sizes[blocks] - in_block[blocks]).astype(np.intp)
@@ -403,13 +404,6 @@ def block_estimates(form, correction, users, labels, scores, gains, is_relevant,
     estimate = flat[offsets[key_of_block][term_block] + a * columns + sampled_rank]
     contribution = gain_block[blocks][term_block] * chance * kappa * estimate
     return np.bincount(user[term_block], weights=contribution, minlength=n_users)
-
-
-def exclusive_within(values, starts):
-    """The sum of the values before each one within its segment (segments from ``starts``)."""
-    running = np.cumsum(values) - values
-    segment = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(values)))
-    return running - running[starts][segment]
 
 
 @functools.lru_cache(maxsize=512)
