@@ -1,9 +1,11 @@
 """The one input step: labels, scores, query ids, weights and masks become a validated :class:`Ranking`.
 
-Every metric, the report, the scorers, the TREC evaluation and the comparison
-enter here once: numpy rows, 2-D layouts, sparse users x items matrices and
-arrays of another namespace (on their device) all become one
-:class:`~sklearn_rankmetrics._core._ranking.Ranking`.
+Every metric, the report, the scorers and the comparison enter here once:
+numpy rows, 2-D layouts, sparse users x items matrices, subtopic judgement
+matrices and arrays of another namespace (on their device) all become one
+:class:`~sklearn_rankmetrics._core._ranking.Ranking`. The TREC evaluation
+builds its Ranking in ``trec/_judging`` instead, since trec_eval's order of
+ties, its depth and its unjudged rows come before the ranking.
 """
 
 import numpy as np

@@ -171,7 +171,7 @@ class Rows:
 
         The blocks of tied scores wholly below the depth are not retrieved;
         one that straddles it is, and the ranking's depth limits what counts
-        (:class:`~sklearn_rankmetrics._grouping.Ranking`).
+        (:class:`~sklearn_rankmetrics._core._ranking.Ranking`).
         """
         codes, raw, retrieved, changes = (
             values[rows] for values in (self.codes, self.raw, self.retrieved, self.block_changes)
