@@ -11,10 +11,11 @@ ties, its depth and its unjudged rows come before the ranking.
 import numpy as np
 
 from ._array_api import is_foreign, namespace_of, to_numpy
+from ._device_graphs import run_steps
 from ._namespace_ops import ArrayApiOps
 from ._numpy_ops import group_by_query
 from ._query_ids import encode_qid
-from ._ranking import Ranking, build_ranking, judged_in_rank_order
+from ._ranking import Ranking, build_ranking, judged_in_rank_order, reported_means
 from ._sparse import candidate_rows, canonical_csr, is_sparse
 from ._validation import (
     TIES,
@@ -113,6 +114,18 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     """
     check_zero_division(zero_division)
     check_flag("average", average)
+    found = namespace_of((y_true, y_score, qid, sample_weight))
+    if found is not None and judged is None:
+        ties = check_option("ties", ties, TIES)
+        return evaluate_in_namespace(
+            metric,
+            (y_true, y_score, qid, sample_weight),
+            ties=ties,
+            average=average,
+            zero_division=zero_division,
+            namespace=found,
+            params=params,
+        )
     options = {"qid": qid, "ties": ties, "sample_weight": sample_weight, "depth": params.get("k")}
     if judged is None:
         ranking = rank_queries(y_true, y_score, **options)
@@ -123,69 +136,174 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
+def evaluate_in_namespace(metric, inputs, *, ties, average, zero_division, namespace, params):
+    """:func:`evaluate` of arrays of another ``namespace`` (and device), there: two device steps around one read.
+
+    The rows are checked and sorted (:func:`sort_in_namespace`), the host
+    reads their facts (:func:`read_facts`), the metric measures on the
+    ranking built from them (:func:`ranking_in_namespace`) and stages the sums
+    of the mean, which the host reads last. Each device step launches the same
+    operations whenever the inputs' shapes, the facts and the options are the
+    same: :func:`~._device_graphs.run_steps` replays them as CUDA graphs on
+    PyTorch's GPUs. Each step makes its own operations (their caches).
+    """
+
+    def sort(y_true, y_score, qid, sample_weight):
+        return sort_in_namespace(y_true, y_score, qid, sample_weight, ties=ties, ops=ArrayApiOps(*namespace))
+
+    def read(rows):
+        return read_facts(rows, inputs, ties=ties, ops=ArrayApiOps(*namespace))
+
+    def measure(rows, facts):
+        ops = ArrayApiOps(*namespace)
+        ranking = ranking_in_namespace(rows, facts, qid=None, ties=ties, ops=ops)[0]
+        values, defined = metric(ranking, **params)
+        values, weights = ranking.fill_undefined(values, defined, zero_division), ranking.query_weights
+        return values, weights, ops.stage(*(ops.weighted_sums([values], weights) if average else ()))
+
+    def conclude(values, weights, staged):
+        ops = ArrayApiOps(*namespace)
+        sums = ops.fetch(staged)  # and the metric's checks raise
+        return reported_means(ops.means_of_sums(sums, [values], weights))[0] if average else values
+
+    key = options_key(metric, average, zero_division, params=params)
+    return run_steps(inputs, sort, read, measure, conclude, key=None if key is None else ((ties,), key))
+
+
+def options_key(metric, *options, params):
+    """What a metric's device step decides by besides the facts (the metric, its options), hashable; None when
+    an option is not a plain number, string or None (a function, an array), whose effect no key can tell."""
+    described = []
+    for name, value in [(None, option) for option in options] + sorted(params.items()):
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            return None
+        described.append((name, type(value).__name__, repr(value)))  # repr: 1 and 1.0 and True apart, nan equal
+    return (metric, *described)
+
+
 def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
     """The :class:`Ranking` of arrays of another namespace and the order that sorts them, built in ``ops``.
 
+    Three steps (:func:`sort_in_namespace`, :func:`read_facts`,
+    :func:`ranking_in_namespace`): the rows are checked and sorted on their
+    device, the host reads what it needs in one copy, and the ranking is built
+    on the device from that.
+    """
+    rows = sort_in_namespace(y_true, y_score, qid, sample_weight, ties=ties, ops=ops)
+    facts = read_facts(rows, (y_true, y_score, qid, sample_weight), ties=ties, ops=ops)
+    return ranking_in_namespace(rows, facts, qid=qid, ties=ties, ops=ops)
+
+
+class SortedRows:
+    """Rows of another namespace sorted on their device: the arrays a :class:`Ranking` is built from, and what
+    the host must read first (``staged``, see :meth:`ArrayApiOps.stage`)."""
+
+    def __init__(self, **arrays):
+        self.__dict__.update(arrays)
+
+
+def sort_in_namespace(y_true, y_score, qid, sample_weight, *, ties, ops):
+    """Check and sort the rows on their device: a :class:`SortedRows`, or None when shapes or types are wrong.
+
     The rows stay on their device: only query ids that are not an array of the
     namespace (strings, lists) are encoded on the host. The inputs are checked
-    through their extremes (NaN propagates to them), which come back with the
-    facts the host needs (the numbers of queries and tie blocks, the longest
-    query and block, the largest label) in one copy. Invalid inputs are handed
-    to :func:`rank_queries` on the host, whose errors name the fix. Every run
-    of rows (a query, a tie block) is numbered by a running count of its
-    starts, and the first row of each run is found by one search for every
+    through their extremes (NaN propagates to them), which are staged for the
+    host with the facts it needs (the numbers of queries and tie blocks, the
+    longest query and block, the largest label), to come back in one copy.
+    Every run of rows (a query, a tie block) is numbered by a running count of
+    its starts, and the first row of each run is found by one search for every
     number up to the rows': the runs' bounds, whose first entries are the
     starts once their number is known, so that no shape depends on the data.
+    Nothing here waits for the device.
     """
     xp = ops.xp
     rows = rows_in_namespace(y_true, y_score, qid, sample_weight, ops)
-    if rows is not None:
-        labels, scores, codes, weight, extremes = rows
-        n_rows = labels.shape[0]
-        order, sorted_codes, sorted_scores = ops.sort_rows(codes, scores, ties=ties, y_true=labels)
-        places = ops.arange(n_rows + 1)
-        new_query = sorted_codes[1:] != sorted_codes[:-1]
-        query_of_row, query_bounds = numbered_runs(new_query, places, ops)
-        query_start_of_row = xp.take(query_bounds, query_of_row)
-        positions = places[:-1] - query_start_of_row
-        facts = [query_of_row[-1], xp.max(positions)]  # the last query's number, the longest query's last place
-        sorted_weight = None if weight is None else xp.take(weight, order)
-        if sorted_weight is not None:  # constant within each query, or the host names the query
-            extremes.append(xp.any(sorted_weight != xp.take(sorted_weight, query_start_of_row)))
-        if ties == "average":
-            new_block = new_query | (sorted_scores[1:] != sorted_scores[:-1])
-            block_of_row, block_bounds = numbered_runs(new_block, places, ops)
-            block_sizes = block_bounds[1:] - block_bounds[:-1]  # 0 past the last block
-            # The blocks above each row's in its query: the most, at a query's last row, is one less than its blocks.
-            blocks_above = block_of_row - xp.take(block_of_row, query_start_of_row)
-            facts += [block_of_row[-1], xp.max(block_sizes), xp.max(blocks_above)]
-        read = ops.read(*extremes, *facts)
-        extremes, facts = read[: len(extremes)], [int(value) for value in read[len(extremes) :]]
-    if rows is None or not valid(*extremes):
-        rank_queries(
-            *map(to_numpy, (y_true, y_score)), qid=to_numpy(qid), ties=ties, sample_weight=to_numpy(sample_weight)
-        )
+    if rows is None:
+        return None
+    labels, scores, codes, weight, extremes = rows
+    n_rows = labels.shape[0]
+    order, sorted_codes, sorted_scores = ops.sort_rows(codes, scores, ties=ties, y_true=labels)
+    places = ops.arange(n_rows + 1)
+    new_query = sorted_codes[1:] != sorted_codes[:-1]
+    query_of_row, query_bounds = numbered_runs(new_query, places, ops)
+    query_start_of_row = xp.take(query_bounds, query_of_row)
+    positions = places[:-1] - query_start_of_row
+    facts = [query_of_row[-1], xp.max(positions)]  # the last query's number, the longest query's last place
+    sorted_weight = None if weight is None else xp.take(weight, order)
+    if sorted_weight is not None:  # constant within each query, or the host names the query
+        extremes.append(xp.any(sorted_weight != xp.take(sorted_weight, query_start_of_row)))
+    found = SortedRows(
+        labels=xp.take(labels, order),
+        order=order,
+        sorted_scores=sorted_scores,
+        query_of_row=query_of_row,
+        query_bounds=query_bounds,
+        positions=positions,
+        sorted_weight=sorted_weight,
+        n_extremes=len(extremes),
+    )
+    if ties == "average":
+        new_block = new_query | (sorted_scores[1:] != sorted_scores[:-1])
+        block_of_row, block_bounds = numbered_runs(new_block, places, ops)
+        block_sizes = block_bounds[1:] - block_bounds[:-1]  # 0 past the last block
+        # The blocks above each row's in its query: the most, at a query's last row, is one less than its blocks.
+        blocks_above = block_of_row - xp.take(block_of_row, query_start_of_row)
+        facts += [block_of_row[-1], xp.max(block_sizes), xp.max(blocks_above)]
+        found.__dict__.update(block_of_row=block_of_row, block_bounds=block_bounds, block_sizes=block_sizes)
+    found.staged = ops.stage(*extremes, *facts)
+    return found
+
+
+def read_facts(rows, inputs, *, ties, ops):
+    """What the host learns of :func:`sort_in_namespace`'s rows, in one copy: the facts the ranking's shapes and
+    branches follow (a tuple of numbers, see :func:`ranking_in_namespace`).
+
+    Invalid ``inputs`` (labels, scores, query ids, weights) are handed to
+    :func:`rank_queries` on the host, whose errors name the fix.
+    """
+    read = None if rows is None else ops.fetch(rows.staged)
+    if read is None or not valid(*read[: rows.n_extremes]):
+        y_true, y_score, qid, sample_weight = map(to_numpy, inputs)
+        rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
         raise AssertionError("the host validation accepted inputs that the namespace's refused")  # pragma: no cover
-    _, label_top, fraction, score_low = extremes[:4]
-    n_queries, longest = facts[0] + 1, facts[1] + 1
-    ops.label_top, ops.labels_whole = np.float64(label_top), fraction == 0.0  # for the ranking's labels and subsets
+    _, label_top, fraction, score_low = read[:4]
+    counts = tuple(int(value) for value in read[rows.n_extremes :])
+    return (float(label_top), fraction == 0.0, score_low == -np.inf, *counts)
+
+
+def ranking_in_namespace(rows, facts, *, qid, ties, ops):
+    """The :class:`Ranking` of :func:`sort_in_namespace`'s rows, and the order that sorts them, built on their
+    device from the host's ``facts`` (:func:`read_facts`) alone: whatever the host decides here follows from
+    them, so that the same facts launch the same operations."""
+    xp = ops.xp
+    label_top, labels_whole, some_not_retrieved, last_query, longest_place, *block_facts = facts
+    n_rows, n_queries, longest = rows.labels.shape[0], last_query + 1, longest_place + 1
+    ops.label_top, ops.labels_whole = np.float64(label_top), labels_whole  # for the ranking's labels and subsets
+    query_bounds, query_of_row = rows.query_bounds, rows.query_of_row
     query_starts = query_bounds[:n_queries]
     ops.register(query_starts, n_rows, longest, query_of_row, bounds=query_bounds[: n_queries + 1])
     ops.register_groups(query_of_row, query_starts)
-    retrieved = sorted_scores > -np.inf if score_low == -np.inf else None
-    query_weights = None if sorted_weight is None else xp.take(sorted_weight, query_starts)
+    retrieved = rows.sorted_scores > -np.inf if some_not_retrieved else None
+    query_weights = None if rows.sorted_weight is None else xp.take(rows.sorted_weight, query_starts)
     block_starts = None
-    if ties == "average" and facts[2] + 1 < n_rows:
-        n_blocks, longest_block, most_blocks = facts[2] + 1, facts[3], facts[4] + 1
+    if ties == "average" and block_facts[0] + 1 < n_rows:
+        n_blocks, longest_block, most_blocks = block_facts[0] + 1, block_facts[1], block_facts[2] + 1
+        block_bounds = rows.block_bounds
         block_starts = block_bounds[:n_blocks]
         ops.register(
-            block_starts, n_rows, longest_block, block_of_row, bounds=block_bounds[: n_blocks + 1], sizes=block_sizes
+            block_starts,
+            n_rows,
+            longest_block,
+            rows.block_of_row,
+            bounds=block_bounds[: n_blocks + 1],
+            sizes=rows.block_sizes,
         )
-    ranking = Ranking(xp.take(labels, order), query_starts, block_starts, query_weights, retrieved, ops=ops)
-    ranking.whole_labels = ops.labels_whole and label_top * n_rows < 2**53  # sums of labels exact in float64
+    ranking = Ranking(rows.labels, query_starts, block_starts, query_weights, retrieved, ops=ops)
+    ranking.whole_labels = labels_whole and label_top * n_rows < 2**53  # sums of labels exact in float64
     ranking.label_bound = ops.label_top
     # What the host learnt and the device built on the way, for the ranking's cached properties.
-    ranking.__dict__.update(positions=positions, longest=longest, top_label=ops.label_top, query_of_row=query_of_row)
+    ranking.__dict__.update(positions=rows.positions, longest=longest, top_label=ops.label_top)
+    ranking.__dict__.update(query_of_row=query_of_row)
     if block_starts is not None:
         # The first block of each query: the first block that starts at or after the query's start (the last
         # bound, n_rows, finds n_blocks).
@@ -199,6 +317,7 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
             bounds=query_block_bounds,
         )
         ranking.__dict__.update(query_block_starts=query_block_starts, longest_block=longest_block)
+    order = rows.order
     if is_foreign(qid) and qid.ndim == 1:  # the report's per-query table takes them
         ranking.find_query_ids = lambda: xp.take(qid, xp.take(order, query_starts))
     return ranking, order

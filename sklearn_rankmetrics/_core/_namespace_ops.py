@@ -1,11 +1,14 @@
 """The operations of the metric kernels in an Array API namespace (PyTorch, CuPy, JAX), on the arrays' device."""
 
 import math
+import threading
+from collections import namedtuple
 from functools import cached_property
 
 import numpy as np
 
 from ._array_api import array_api_compat, to_numpy
+from ._device_graphs import keep
 
 
 class ArrayApiOps:
@@ -45,21 +48,48 @@ class ArrayApiOps:
             dtype = self.float64
         return self.xp.asarray(values, dtype=dtype, device=self.device)
 
+    def table(self, values):
+        """A small table computed on the host (float64) on the device, copied there once per content and device.
+
+        Kept between calls (``TABLES``, least recently used out), so that a
+        step recorded as a CUDA graph finds it there, and kept alive by the
+        graphs that read it (:func:`~._device_graphs.keep`).
+        """
+        key = (self.xp.__name__, str(self.device), values.tobytes())
+        with TABLES_LOCK:
+            found = TABLES.pop(key, None)
+            if found is None:
+                found = self.asarray(values)
+            TABLES[key] = found  # the most recently used
+            if len(TABLES) > 64:
+                del TABLES[next(iter(TABLES))]
+        return keep(found)
+
     def to_host(self, array):
         return to_numpy(array)
 
     def read(self, *scalars):
         """The values of 0-d arrays (and numbers), in one copy to the host; then the pending checks raise."""
+        return self.fetch(self.stage(*scalars))
+
+    def stage(self, *scalars):
+        """What :meth:`read` copies to the host, joined on the device with the pending checks (which then wait on
+        :meth:`fetch`): nothing here waits for the device."""
         checks, self.pending = self.pending, []
         on_device = [value for value in scalars if hasattr(value, "shape")] + [failed for failed, _ in checks]
-        if on_device:
-            joined, places = self.stacked(on_device)
-            copied = dict(zip(places, self.to_host(joined).tolist(), strict=True))
-            copied = iter([copied[place] for place in range(len(on_device))])
-            scalars = [next(copied) if hasattr(value, "shape") else value for value in scalars]
-            for (_, error), failed in zip(checks, copied, strict=True):
-                if failed:
-                    raise error()
+        joined, places = self.stacked(on_device) if on_device else (None, [])
+        return Staged(scalars, checks, joined, places)
+
+    def fetch(self, staged):
+        """The values of :meth:`stage`'s scalars, in one copy to the host; then its checks raise."""
+        if staged.joined is None:
+            return list(staged.scalars)
+        copied = dict(zip(staged.places, self.to_host(staged.joined).tolist(), strict=True))
+        copied = iter([copied[place] for place in range(len(staged.places))])
+        scalars = [next(copied) if hasattr(value, "shape") else value for value in staged.scalars]
+        for (_, error), failed in zip(staged.checks, copied, strict=True):
+            if failed:
+                raise error()
         return scalars
 
     def stacked(self, scalars):
@@ -347,20 +377,30 @@ class ArrayApiOps:
         no value, or only zero weights, enter the mean) and the values of the
         0-d arrays ``also``: all in one read.
         """
-        xp, n_columns = self.xp, len(columns)
-        # Sums over every query first: a sum is NaN only where some value is (the values are never -inf).
+        sums = self.weighted_sums(columns, weights)
+        found = self.read(*sums, *also)
+        return self.means_of_sums(found[: len(sums)], columns, weights), found[len(sums) :]
+
+    def weighted_sums(self, columns, weights=None):
+        """Each array's sum (of its values times the weights) and the total weight, for :meth:`means_of_sums`."""
+        xp = self.xp
         if weights is None:
-            sums, total = [xp.sum(values) for values in columns], float(columns[0].shape[0]) if columns else 0.0
-        else:
-            sums, total = [xp.sum(values * weights) for values in columns], xp.sum(weights)
-        found = self.read(*sums, total, *also)
-        sums, total, also = found[:n_columns], found[n_columns], found[n_columns + 1 :]
+            return [xp.sum(values) for values in columns] + [float(columns[0].shape[0]) if columns else 0.0]
+        return [xp.sum(values * weights) for values in columns] + [xp.sum(weights)]
+
+    def means_of_sums(self, found, columns, weights):
+        """:meth:`weighted_means` from the values of :meth:`weighted_sums` read back.
+
+        A sum is NaN only where some value is (the values are never -inf):
+        only those columns are summed again without their NaN (one more read).
+        """
+        sums, total = found[:-1], found[-1]
         means = [(value / total if total > 0 else math.nan, total > 0) for value in sums]
         with_nan = [column for column, value in enumerate(sums) if math.isnan(value)]
         without_nan = self.means_without_nan([columns[column] for column in with_nan], weights)
-        for column, found in zip(with_nan, without_nan, strict=True):
-            means[column] = found
-        return means, also
+        for column, found_mean in zip(with_nan, without_nan, strict=True):
+            means[column] = found_mean
+        return means
 
     def means_without_nan(self, columns, weights):
         """The weighted mean of each array's values that are not NaN, and whether any enters it (one read)."""
@@ -374,6 +414,14 @@ class ArrayApiOps:
             scalars += [xp.sum(xp.where(kept, values, 0.0) * weight) / total, total > 0]
         found = self.read(*scalars)
         return [(mean, bool(flag)) for mean, flag in zip(found[::2], found[1::2], strict=True)]
+
+
+class Staged(namedtuple("Staged", ["scalars", "checks", "joined", "places"])):
+    """Scalars and checks staged for one copy to the host (:meth:`ArrayApiOps.stage`): the scalars as given, the
+    pending checks, the 0-d arrays among them joined on the device and where each lies in the joined array."""
+
+
+TABLES, TABLES_LOCK = {}, threading.Lock()
 
 
 def has_float64(xp, device):

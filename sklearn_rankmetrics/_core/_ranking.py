@@ -338,16 +338,21 @@ class Ranking:
             also = self.ops.read(*also)
         else:
             found, also = self.ops.weighted_means(columns, self.query_weights, also)
-        for _, entered in found:
-            if not entered:
-                from sklearn.exceptions import UndefinedMetricWarning  # imported here: scikit-learn takes a second
+        return reported_means(found), also
 
-                warn(
-                    "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
-                    "Pass zero_division=0.0 or 1.0 to score such queries.",
-                    UndefinedMetricWarning,
-                )
-        return [mean if entered else float("nan") for mean, entered in found], also
+
+def reported_means(found):
+    """The means of ``(mean, entered)`` pairs: nan, with a warning, where no query entered the mean."""
+    for _, entered in found:
+        if not entered:
+            from sklearn.exceptions import UndefinedMetricWarning  # imported here: scikit-learn takes a second
+
+            warn(
+                "Every query is undefined (no relevant document) or has zero weight, so the mean is nan. "
+                "Pass zero_division=0.0 or 1.0 to score such queries.",
+                UndefinedMetricWarning,
+            )
+    return [mean if entered else float("nan") for mean, entered in found]
 
 
 def weighted_mean(values, weights=None):

@@ -64,11 +64,11 @@ def rank_weights(discount, n_ranks, k=None):
 
 
 def discount_tables(weights, ops):
-    """The rank ``weights`` and their running sums after a 0, in ``ops``'s namespace (one copy to a device).
+    """The rank ``weights`` and their running sums after a 0, in ``ops``'s namespace (copied once to a device).
 
     Summed on the host, so the same on every device.
     """
-    tables = ops.asarray(np.concatenate((weights, [0.0], np.cumsum(weights))))
+    tables = ops.table(np.concatenate((weights, [0.0], np.cumsum(weights))))
     return tables[: len(weights)], tables[len(weights) :]
 
 

@@ -302,12 +302,16 @@ def rank_biased_precision_score(
     0.625
     """
     check_flag("return_residual", return_residual)
+    options = {"qid": qid, "ties": ties, "sample_weight": sample_weight}
+    metric = {"p": p, "k": k, "relevance_threshold": relevance_threshold, "graded": graded}
+    if not return_residual:
+        return evaluate(
+            _rank_biased_precision, y_true, y_score, **options, average=average, zero_division=zero_division, **metric
+        )
     check_flag("average", average)
     check_zero_division(zero_division)
-    ranking, order = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True)
-    values, defined = _rank_biased_precision(ranking, p=p, k=k, relevance_threshold=relevance_threshold, graded=graded)
-    if not return_residual:
-        return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
+    ranking, order = rank_queries(y_true, y_score, return_order=True, **options)
+    values, defined = _rank_biased_precision(ranking, **metric)
     judged = judged_in_rank_order(judged, order, ranking.n_rows, ranking.ops)
     residual = rbp_residual(ranking, p=p, k=ranking.cutoff(k), judged=judged)
     both = [ranking.fill_undefined(each, defined, zero_division) for each in (values, residual)]

@@ -1,0 +1,266 @@
+"""A metric call's device steps recorded once as CUDA graphs and replayed (PyTorch on a GPU).
+
+A metric call on a device runs two steps around one read back to the host:
+sorting the rows (the inputs to the arrays a ranking is built from, and the
+facts the host reads) and measuring (those arrays and the facts to the
+per-query values and the sums of their mean). Each step's operations follow
+from its Python inputs alone: the sort's from the inputs' shapes and dtypes
+and the options, the measure's from the facts read and the metric and its
+options. So when a call repeats them (a validation set scored again, one
+ranking measured by several metrics, distinct scores drawn again), the host
+need not launch a hundred operations again: the second call records each
+step as a CUDA graph and later calls replay it, microseconds to launch
+instead of milliseconds.
+
+A recorded sort copies its inputs into buffers of its own; the measures
+recorded after it read the sort's outputs in place. Each recording is
+replayed once and checked against the step run as it is; a step that cannot
+be recorded (an operation waits for the device) or whose replay differs runs
+as it is from then on. Graphs keep the memory of their operations: at most
+``SORTS`` sorts and ``MEASURES`` measures for each are kept (least recently
+used out), the measures of one sort sharing one pool, since they run one at a
+time and their outputs are consumed before the next replays.
+``RANKMETRICS_CUDA_GRAPHS=0`` turns recording off. Every other namespace and
+device runs the steps as they are.
+"""
+
+import contextlib
+import os
+import threading
+from collections import OrderedDict
+
+from ._array_api import library
+
+SWITCH = "RANKMETRICS_CUDA_GRAPHS"
+
+
+def run_steps(inputs, sort, read, measure, conclude, *, key=None):
+    """``conclude(*measure(rows, read(rows)))`` with ``rows = sort(*inputs)``, the device steps replayed as CUDA
+    graphs where they apply.
+
+    ``read`` is the host's one read between the steps and returns the facts
+    (a tuple of numbers) that fix the measure's operations with the metric and
+    its options. ``key`` is a pair (hashable) of what else each step's Python
+    code decides by: the sort's options, the measure's (the metric and its
+    options). None: run the steps as they are. Each step must build what it
+    caches afresh (its array operations), so that a recording holds only what
+    it made, its inputs and what it :func:`keep`\\ s.
+    """
+    backend = None if key is None else recorder_for(inputs)
+    if backend is None:
+        rows = sort(*inputs)
+        return conclude(*measure(rows, read(rows)))
+    return GRAPHS.run(backend, inputs, (sort, read, measure, conclude), key)
+
+
+def recorder_for(inputs):
+    """A :class:`CudaGraphs` where every array among ``inputs`` is a PyTorch tensor on one CUDA device and
+    recording is on; else None."""
+    arrays = [array for array in inputs if array is not None]
+    if not arrays or os.environ.get(SWITCH, "1") == "0" or any(library(array) != "torch" for array in arrays):
+        return None
+    import torch
+
+    device = arrays[0].device
+    if device.type != "cuda" or any(array.device != device for array in arrays):
+        return None
+    if torch.cuda.is_current_stream_capturing():  # the caller records a graph of its own
+        return None
+    return CudaGraphs(torch, device)
+
+
+class CudaGraphs:
+    """Recording and replaying on one of PyTorch's CUDA devices."""
+
+    def __init__(self, torch, device):
+        self.torch, self.device = torch, device
+
+    def scope(self):
+        stack = contextlib.ExitStack()
+        stack.enter_context(self.torch.no_grad())
+        stack.enter_context(self.torch.cuda.device(self.device))
+        return stack
+
+    def pool(self):
+        return self.torch.cuda.graph_pool_handle()
+
+    def buffers(self, inputs):
+        """Arrays of the inputs' shapes and dtypes for a recording to read (None for None)."""
+        like = self.torch.empty_like
+        return [None if array is None else like(array, memory_format=self.torch.contiguous_format) for array in inputs]
+
+    def record(self, function, arguments, pool=None):
+        """``function(*arguments)``'s operations recorded as a CUDA graph (:class:`Recorded`, not run yet), or
+        None where one cannot be recorded: it waits for the device, or copies from host memory."""
+        torch = self.torch
+        graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        KEPT.arrays = kept = []
+        try:
+            with torch.cuda.stream(stream):
+                graph.capture_begin(pool=pool, capture_error_mode="thread_local")
+                try:
+                    outputs = function(*arguments)
+                finally:
+                    graph.capture_end()
+        except Exception:  # any operation the graph refused: the step runs as it is
+            return None
+        finally:
+            KEPT.arrays = None
+            torch.cuda.current_stream().wait_stream(stream)
+        return Recorded(graph, outputs, kept)
+
+    def agree(self, found, expected):
+        """Whether two steps' outputs hold the same arrays (NaN equal to NaN) and numbers."""
+        found, expected = flattened(found), flattened(expected)
+        if len(found) != len(expected):
+            return False
+        for a, b in zip(found, expected, strict=True):
+            if isinstance(a, self.torch.Tensor) and isinstance(b, self.torch.Tensor):
+                same = a.shape == b.shape and a.dtype == b.dtype and bool(((a == b) | ((a != a) & (b != b))).all())
+            else:
+                same = callable(a) or a == b or (a != a and b != b)
+            if not same:
+                return False
+        return True
+
+
+def flattened(value):
+    """The arrays and numbers of a step's outputs (tuples, lists, dicts and objects' attributes), in order."""
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in flattened(item)]
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value, key=str) for leaf in flattened(value[key])]
+    if hasattr(value, "__dict__") and not callable(value) and not hasattr(value, "shape"):
+        return flattened(vars(value))
+    return [value]
+
+
+class Recorded:
+    """A step recorded as a graph: the graph, what the step returned when recorded, what it must keep alive, and
+    the buffers each replay copies its inputs into (None: it reads its inputs in place)."""
+
+    def __init__(self, graph, outputs, kept=(), buffers=None):
+        self.graph, self.outputs, self.kept, self.buffers = graph, outputs, kept, buffers
+
+    def replay(self, inputs=()):
+        if self.buffers is not None:
+            for buffer, array in zip(self.buffers, inputs, strict=True):
+                if buffer is not None:
+                    buffer.copy_(array)
+        self.graph.replay()
+        return self.outputs
+
+
+class Sort:
+    """A sort seen before: its recording (once made), whether it failed, its measures and their pool."""
+
+    def __init__(self):
+        self.recorded = self.pool = None
+        self.failed = False
+        self.measures = OrderedDict()
+
+
+FAILED = object()  # a measure that could not be recorded, or whose replay differed: it runs as it is
+
+
+class Graphs:
+    """The recorded steps of this process, looked up by what fixes their operations (least recently used out)."""
+
+    SORTS, MEASURES, SEEN = 2, 8, 256
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.sorts = OrderedDict()
+        self.seen = OrderedDict()  # measures run once: by the sort's signature, the measure's key and the facts
+
+    def run(self, backend, inputs, steps, key):
+        sort, read, measure, conclude = steps
+        sort_key, measure_key = key
+        signature = (sort_key, *(describe(array) for array in inputs))
+        with self.lock, backend.scope():
+            entry = recall(self.sorts, signature)
+            if entry is None:  # first sight
+                entry = store(self.sorts, signature, Sort(), self.SORTS)
+                rows = sort(*inputs)
+            elif entry.recorded is not None:
+                rows = entry.recorded.replay(inputs)
+            elif entry.failed:
+                rows = sort(*inputs)
+            else:
+                rows = self.record_sort(backend, entry, sort, inputs)
+            facts = read(rows)
+            seen = (signature, measure_key, facts)
+            if entry.recorded is None:  # rows of no graph: nothing to record a measure on
+                outputs = measure(rows, facts)
+                store(self.seen, seen, None, self.SEEN)
+            else:
+                outputs = self.measure(backend, entry, seen, measure, rows)
+            return conclude(*outputs)
+
+    def record_sort(self, backend, entry, sort, inputs):
+        rows = sort(*inputs)  # as it is, to check the replay against
+        buffers = backend.buffers(inputs)
+        for buffer, array in zip(buffers, inputs, strict=True):
+            if buffer is not None:
+                buffer.copy_(array)
+        recorded = backend.record(sort, buffers)
+        if recorded is not None:
+            recorded.buffers = buffers
+            if backend.agree(recorded.replay(inputs), rows):
+                entry.recorded, entry.pool = recorded, backend.pool()
+                return recorded.outputs
+        entry.failed = True  # from now on these inputs' sort runs as it is
+        return rows
+
+    def measure(self, backend, entry, seen, measure, rows):
+        """``measure(rows, facts)`` on a recorded sort's rows: replayed, recorded at its second sight, or run."""
+        facts = seen[2]
+        recorded = recall(entry.measures, seen[1:])
+        if recorded is not None and recorded is not FAILED:
+            values, *rest = recorded.replay()
+            return (values.clone(), *rest)  # the next replay overwrites the graph's own
+        outputs = measure(rows, facts)
+        if recorded is None and seen in self.seen:
+            recorded = backend.record(measure, (rows, facts), pool=entry.pool)
+            agrees = recorded is not None and backend.agree(recorded.replay(), outputs)
+            store(entry.measures, seen[1:], recorded if agrees else FAILED, self.MEASURES)
+        store(self.seen, seen, None, self.SEEN)
+        return outputs
+
+
+def recall(table, key):
+    """``table[key]`` (None if absent), made the most recently used."""
+    if key not in table:
+        return None
+    table.move_to_end(key)
+    return table[key]
+
+
+def store(table, key, value, capacity):
+    """``table[key] = value``, the most recently used; the least recently used beyond ``capacity`` go. Returns
+    ``value``."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > capacity:
+        table.popitem(last=False)
+    return value
+
+
+def describe(array):
+    """What of an input fixes the operations on it: its shape and dtype (None for None)."""
+    return None if array is None else (tuple(array.shape), array.dtype)
+
+
+KEPT = threading.local()
+
+
+def keep(array):
+    """``array``, made outside the step being recorded (a table kept between calls), kept alive by the recording."""
+    kept = getattr(KEPT, "arrays", None)
+    if kept is not None:
+        kept.append(array)
+    return array
+
+
+GRAPHS = Graphs()

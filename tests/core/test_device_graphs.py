@@ -1,0 +1,322 @@
+"""CUDA graphs of a metric call's device steps: replays equal numpy on new data of the same shapes and facts.
+
+No GPU is needed: PyTorch CPU tensors go through the device kernels, and an emulated recorder stands for
+CUDA graphs with their rules. Recording runs the step once and keeps each operation; a replay runs the
+operations again on the same arrays and writes each result into the array the recording made (a graph's
+fixed addresses). Like a graph, the recorder refuses operations that wait for the device and reads back
+to the host, and it fails a step that reads an array made outside it which nothing keeps alive (a graph
+would read freed memory).
+"""
+
+import functools
+import threading
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import sklearn
+
+from sklearn_rankmetrics._core import _array_api, _device_graphs
+from sklearn_rankmetrics._core._device_graphs import GRAPHS, KEPT, CudaGraphs, Recorded, flattened, recall, store
+from sklearn_rankmetrics._core._inputs import options_key
+from sklearn_rankmetrics.metrics._registry import METRICS
+
+
+def test_options_that_no_key_can_tell_apart_run_as_they_are():
+    assert options_key(len, True, 0.0, params={"k": 10, "gain": "linear", "p": None}) is not None
+    assert options_key(len, True, 0.0, params={"discount": lambda ranks: ranks}) is None
+    assert options_key(len, True, 0.0, params={"recall_levels": (0.0, 1.0)}) is None
+    keys = {options_key(len, True, value, params={}) for value in (1, 1.0, True)}  # told apart
+    assert len(keys) == 3
+    assert options_key(len, True, float("nan"), params={}) == options_key(len, True, np.nan, params={})
+
+
+def test_the_tables_keep_the_most_recently_used():
+    table = OrderedDict()
+    for key in "abc":
+        store(table, key, key.upper(), capacity=2)
+    assert list(table) == ["b", "c"]
+    assert recall(table, "b") == "B" and list(table) == ["c", "b"]
+    assert recall(table, "a") is None
+
+
+def test_without_a_gpu_the_steps_run_as_they_are():
+    calls = []
+
+    def sort(a, b):
+        calls.append("sort")
+        return a + b
+
+    def read(rows):
+        calls.append("read")
+        return (rows,)
+
+    def measure(rows, facts):
+        calls.append("measure")
+        return rows * 2, facts
+
+    found = _device_graphs.run_steps((1, 2), sort, read, measure, lambda *out: out, key=(("x",), ("y",)))
+    assert found == (6, (3,)) and calls == ["sort", "read", "measure"]
+
+
+# The emulated recorder.
+HOST_READS = {"__bool__", "__int__", "__float__", "__index__", "item", "tolist", "numpy", "__array__", "cpu"}
+WAITS = {"_local_scalar_dense", "nonzero", "unique", "_unique2", "unique_consecutive", "masked_select"}
+
+
+def storage(tensor):
+    return tensor.untyped_storage().data_ptr()
+
+
+def tensors_in(value, torch):
+    return [leaf for leaf in flattened(value) if isinstance(leaf, torch.Tensor)]
+
+
+class Tape:
+    """A recording's operations, replayed in order into the arrays the recording made."""
+
+    replaying = False
+
+    def __init__(self, operations, torch):
+        self.operations, self.torch = operations, torch
+
+    def replay(self):
+        Tape.replaying = True
+        try:
+            for function, args, kwargs, out in self.operations:
+                fresh = function(*args, **kwargs)
+                if any(result.alias_info is not None for result in function._schema.returns):
+                    continue  # a view (or an operation in place): it already shows the new values
+                for old, new in zip(tensors_in(out, self.torch), tensors_in(fresh, self.torch), strict=True):
+                    old.copy_(new)
+        finally:
+            Tape.replaying = False
+
+
+def emulated(torch):
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Refusing(TorchFunctionMode):
+        def __torch_function__(self, function, types, args=(), kwargs=None):
+            if getattr(function, "__name__", "") in HOST_READS:
+                raise RuntimeError("operation not permitted when stream is capturing")
+            return function(*args, **(kwargs or {}))
+
+    class Recording(TorchDispatchMode):
+        def __init__(self, given):
+            super().__init__()
+            self.operations, self.made, self.given, self.outside = [], set(), given, []
+
+        def __torch_dispatch__(self, function, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if function._schema.name.split("::")[-1] in WAITS:
+                raise RuntimeError("operation not permitted when stream is capturing")
+            for tensor in tensors_in((args, kwargs), torch):
+                if tensor.numel() and storage(tensor) not in self.made | self.given:
+                    self.outside.append(tensor)
+            out = function(*args, **kwargs)
+            self.made.update(storage(tensor) for tensor in tensors_in(out, torch))
+            self.operations.append((function, args, kwargs, out))
+            return out
+
+    class Emulated(CudaGraphs):
+        def __init__(self):
+            super().__init__(torch, None)
+
+        def scope(self):
+            return torch.no_grad()
+
+        def pool(self):
+            return None
+
+        def record(self, function, arguments, pool=None):
+            recording = Recording({storage(tensor) for tensor in tensors_in(arguments, torch)})
+            KEPT.arrays = kept = []
+            try:
+                with Refusing(), recording:
+                    outputs = function(*arguments)
+            except RuntimeError as error:
+                if "capturing" not in str(error):
+                    raise
+                return None
+            finally:
+                KEPT.arrays = None
+            kept_storages = {storage(tensor) for tensor in kept}
+            outside = [tensor for tensor in recording.outside if storage(tensor) not in kept_storages]
+            assert not outside, f"the step reads {len(outside)} arrays made outside it that nothing keeps alive"
+            return Recorded(Tape(recording.operations, torch), outputs, kept)
+
+    return Emulated()
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    """Record CPU tensors' steps with the emulated recorder (tensors through the device kernels); the replays
+    of measures are counted."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(_array_api, "in_host_memory", lambda values: False)
+    backend = emulated(torch)
+    monkeypatch.setattr(
+        _device_graphs,
+        "recorder_for",
+        lambda inputs: None if _device_graphs.os.environ.get(_device_graphs.SWITCH) == "0" else backend,
+    )
+    monkeypatch.setattr(_device_graphs, "GRAPHS", _device_graphs.Graphs())
+    replayed = []
+    replay = Recorded.replay
+
+    def counting(self, inputs=()):
+        replayed.append("sort" if self.buffers is not None else "measure")
+        return replay(self, inputs)
+
+    monkeypatch.setattr(Recorded, "replay", counting)
+    return torch, replayed
+
+
+def grouped(seed, n_queries=60, tied=False):
+    """Rows whose facts are the same in every draw: query sizes, the largest label, and (distinct scores) the
+    tie blocks."""
+    rng = np.random.default_rng(seed)
+    sizes = np.full(n_queries, 12)
+    sizes[::7] = 20
+    qid = np.repeat(np.arange(n_queries) * 3 + 5, sizes)
+    y_true = rng.integers(0, 4, qid.size).astype(float)
+    y_true[::25] = 4.0
+    y_true[: sizes[0]] = 0.0  # a query without a relevant document
+    y_score = rng.integers(0, 6, qid.size).astype(float) if tied else rng.permutation(qid.size) / qid.size
+    return y_true, y_score, qid
+
+
+# The metrics whose calls go through the two steps (the others compute in the namespace as before).
+STEPPED = sorted(
+    {"ndcg", "map", "mrr", "precision", "recall", "r_precision", "rbp", "err", "dcg", "cg", "f1", "hit_rate"}
+)
+OPTIONS = {
+    "mean": {},
+    "per query": {"average": False},
+    "k=5": {"k": 5},
+    "weighted": {"sample_weight": True},
+    "zero_division=nan": {"zero_division": np.nan},
+}
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+@pytest.mark.parametrize("options", list(OPTIONS.values()), ids=list(OPTIONS))
+def test_replayed_metrics_equal_numpy_on_new_data_of_the_same_facts(recorder, name, options):
+    torch, replayed = recorder
+    options = dict(options)
+    if name == "bpref" and "k" in options:
+        pytest.skip("bpref has no cutoff")
+    weighted = options.pop("sample_weight", False)
+    metric = METRICS[name]
+    for seed in range(4):
+        y_true, y_score, qid = grouped(seed)
+        weight = (qid % 3 + 1.0) if weighted else None
+        expected = metric(y_true, y_score, qid=qid, sample_weight=weight, **options)
+        tensors = [None if array is None else torch.as_tensor(array) for array in (y_true, y_score, qid, weight)]
+        with sklearn.config_context(array_api_dispatch=True):
+            found = metric(tensors[0], tensors[1], qid=tensors[2], sample_weight=tensors[3], **options)
+        if options.get("average", True):
+            assert found == pytest.approx(expected, rel=1e-12, abs=1e-15, nan_ok=True), seed
+        else:
+            np.testing.assert_allclose(found.numpy(), expected, rtol=1e-12, atol=1e-15, err_msg=str(seed))
+    if name in STEPPED:  # the third and fourth calls replay both steps
+        assert replayed.count("sort") >= 3 and replayed.count("measure") >= 2, replayed
+
+
+def test_new_facts_are_new_graphs_and_every_value_stays_exact(recorder):
+    torch, replayed = recorder
+    metric = functools.partial(METRICS["ndcg"], k=10)
+    for seed in range(6):  # tied scores: the tie blocks, so the facts, change from draw to draw
+        y_true, y_score, qid = grouped(seed % 3, tied=True)
+        tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+        with sklearn.config_context(array_api_dispatch=True):
+            found = metric(tensors[0], tensors[1], qid=tensors[2])
+        assert found == pytest.approx(metric(y_true, y_score, qid=qid), rel=1e-12)
+    assert replayed.count("measure") == 3  # the second round of the three draws (recorded at the first)
+
+
+def test_a_step_that_waits_for_the_device_runs_as_it_is(recorder):
+    torch, replayed = recorder
+    metric = functools.partial(METRICS["err"], k=5)  # ERR reads its tie blocks above k back: no recording
+    for _ in range(4):
+        y_true, y_score, qid = grouped(0, tied=True)
+        tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+        with sklearn.config_context(array_api_dispatch=True):
+            found = metric(tensors[0], tensors[1], qid=tensors[2])
+        assert found == pytest.approx(metric(y_true, y_score, qid=qid), rel=1e-12)
+    assert replayed.count("measure") == 0 and replayed.count("sort") >= 2
+    entry = next(iter(_device_graphs.GRAPHS.sorts.values()))
+    assert list(entry.measures.values()) == [_device_graphs.FAILED]
+
+
+def test_recording_is_switched_off_by_the_environment(recorder, monkeypatch):
+    torch, replayed = recorder
+    monkeypatch.setenv(_device_graphs.SWITCH, "0")
+    y_true, y_score, qid = grouped(0)
+    tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+    with sklearn.config_context(array_api_dispatch=True):
+        for _ in range(3):
+            METRICS["map"](tensors[0], tensors[1], qid=tensors[2])
+    assert replayed == [] and not _device_graphs.GRAPHS.sorts
+
+
+def test_the_graphs_kept_are_bounded(recorder):
+    torch, _ = recorder
+    for n_queries in range(10, 10 + 2 * _device_graphs.Graphs.SORTS + 2):
+        y_true, y_score, qid = grouped(0, n_queries=n_queries)
+        tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+        with sklearn.config_context(array_api_dispatch=True):
+            for _ in range(2):
+                METRICS["map"](tensors[0], tensors[1], qid=tensors[2])
+    assert len(_device_graphs.GRAPHS.sorts) == _device_graphs.Graphs.SORTS
+    assert len(_device_graphs.GRAPHS.seen) <= _device_graphs.Graphs.SEEN
+
+
+def test_threads_share_the_graphs_and_each_gets_its_own_values(recorder):
+    torch, replayed = recorder
+    metric = functools.partial(METRICS["ndcg"], k=10, average=False)
+    draws = [grouped(seed) for seed in range(8)]
+    expected = [metric(*draw[:2], qid=draw[2]) for draw in draws]
+    found = [None] * len(draws)
+
+    def work(index):
+        tensors = [torch.as_tensor(array) for array in draws[index]]
+        with sklearn.config_context(array_api_dispatch=True):
+            for _ in range(3):
+                found[index] = metric(tensors[0], tensors[1], qid=tensors[2]).numpy()
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(len(draws))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for values, want in zip(found, expected, strict=True):
+        np.testing.assert_allclose(values, want, rtol=1e-12)
+    assert replayed.count("measure") > 0
+
+
+def test_a_replayed_call_launches_a_few_operations_besides_its_two_graphs(recorder):
+    torch, replayed = recorder
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Counting(TorchDispatchMode):
+        launched = 0
+
+        def __torch_dispatch__(self, function, types, args=(), kwargs=None):
+            if not Tape.replaying:
+                Counting.launched += 1
+            return function(*args, **(kwargs or {}))
+
+    y_true, y_score, qid = grouped(0)
+    tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+    with sklearn.config_context(array_api_dispatch=True):
+        for _ in range(2):
+            METRICS["ndcg"](tensors[0], tensors[1], qid=tensors[2], k=10)
+        with Counting():
+            METRICS["ndcg"](tensors[0], tensors[1], qid=tensors[2], k=10)
+    assert replayed[-2:] == ["sort", "measure"]
+    # The inputs copied into the sort's buffers (3), the two reads' copies to the host and the per-query values
+    # cloned, against about 90 operations launched one by one (tests/core/test_array_api.py).
+    assert Counting.launched <= 8, Counting.launched
