@@ -248,8 +248,8 @@ def store(table, key, value, capacity):
 
 
 def describe(array):
-    """What of an input fixes the operations on it: its shape and dtype (None for None)."""
-    return None if array is None else (tuple(array.shape), array.dtype)
+    """What of an input fixes the operations on it: its shape, dtype and device (None for None)."""
+    return None if array is None else (tuple(array.shape), array.dtype, str(array.device))
 
 
 KEPT = threading.local()
