@@ -167,7 +167,7 @@ FAILED = object()  # a measure that could not be recorded, or whose replay diffe
 class Graphs:
     """The recorded steps of this process, looked up by what fixes their operations (least recently used out)."""
 
-    SORTS, MEASURES, SEEN = 2, 8, 256
+    SORTS, MEASURES, SEEN = 2, 32, 256
 
     def __init__(self):
         self.lock = threading.Lock()

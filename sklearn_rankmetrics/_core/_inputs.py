@@ -327,7 +327,8 @@ def valid(label_low, label_top, fraction, score_low, score_top, *others):
     """Whether the extremes of the inputs (:func:`rows_in_namespace`) show them valid: labels finite and >= 0,
     scores below +inf, query ids finite, weights finite and >= 0 and constant within each query.
 
-    A NaN anywhere makes its array's extremes NaN, which fail every comparison.
+    A NaN anywhere makes its array's extremes NaN, which fail every comparison;
+    the weights' low extreme is the root of their minimum, NaN if one is negative.
     """
     checks = [label_low >= 0.0, label_top < np.inf, score_top < np.inf]
     others = list(others)
@@ -360,6 +361,8 @@ def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):
     weights. None when the shapes or types are already wrong.
     """
     xp = ops.xp
+    if any(xp.isdtype(values.dtype, "complex floating") for values in (y_true, y_score) if is_foreign(values)):
+        return None  # the host's validation refuses them, saying why
     y_true, y_score = (ops.asarray(values, dtype=ops.float64) for values in (y_true, y_score))
     if y_true.ndim not in (1, 2) or y_true.shape != y_score.shape or 0 in y_true.shape:
         return None
@@ -381,7 +384,7 @@ def rows_in_namespace(y_true, y_score, qid, sample_weight, ops):
     weight = ops.asarray(sample_weight, dtype=ops.float64)
     if weight.shape != (n_rows,):
         return None
-    extremes += [xp.min(weight), xp.max(weight)]
+    extremes += [xp.sqrt(xp.min(weight)), xp.max(weight)]  # the root of a negative weight is NaN: refused
     return y_true, y_score, codes, weight if n_docs == 1 else xp.repeat(weight, n_docs), extremes
 
 

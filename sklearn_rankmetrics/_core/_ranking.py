@@ -329,12 +329,7 @@ class Ranking:
         namespace reads them all back in one copy (see :meth:`NumpyOps.read`).
         """
         if self.ops.compacts:
-            found = []
-            for values in columns:
-                kept = ~np.isnan(values)
-                weights = None if self.query_weights is None else self.query_weights[kept]
-                entered = kept.any() and (weights is None or weights.any())
-                found.append((weighted_mean(values[kept], weights) if entered else None, entered))
+            found = [mean_without_nan(values, self.query_weights) for values in columns]
             also = self.ops.read(*also)
         else:
             found, also = self.ops.weighted_means(columns, self.query_weights, also)
@@ -353,6 +348,14 @@ def reported_means(found):
                 UndefinedMetricWarning,
             )
     return [mean if entered else float("nan") for mean, entered in found]
+
+
+def mean_without_nan(values, weights=None):
+    """The weighted mean of the (numpy) values that are not NaN, and whether any (with a weight > 0) enters it."""
+    kept = ~np.isnan(values)
+    weights = None if weights is None else weights[kept]
+    entered = bool(kept.any()) and (weights is None or bool(weights.any()))
+    return (weighted_mean(values[kept], weights) if entered else None), entered
 
 
 def weighted_mean(values, weights=None):

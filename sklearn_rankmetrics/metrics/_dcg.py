@@ -152,7 +152,8 @@ def _dcg(ranking, *, k=None, gain="linear", discount="log2", normalize=False, me
         gains = gains * scale
     # Whole gains sum exactly by running sums (where a namespace uses them: see ArrayApiOps.segment_sum).
     whole = bool(ranking.whole_labels) and scale == 1.0
-    whole = whole and (gain == "linear" or gain_values(ranking.top_label, gain) * ranking.n_rows < 2**53)
+    with np.errstate(over="ignore"):  # a top gain near float64's largest: not whole-number sums, rightly
+        whole = whole and (gain == "linear" or gain_values(ranking.top_label, gain) * ranking.n_rows < 2**53)
     with np.errstate(over="ignore"):  # an overflow is raised as an error below
         if ranking.has_ties:
             dcg = tie_averaged_dcg(ranking, gains, tables[1], k, whole)

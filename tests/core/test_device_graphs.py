@@ -326,3 +326,59 @@ def test_a_replayed_call_launches_a_few_operations_besides_its_two_graphs(record
     # The inputs copied into the sort's buffers (3), the two reads' copies to the host and the per-query values
     # cloned, against about 90 operations launched one by one (tests/core/test_array_api.py).
     assert Counting.launched <= 8, Counting.launched
+
+
+# Found by the hostile review: the device path (recorded or not) against numpy's, on inputs at the edges.
+EDGES = {
+    "negative weight": ("ndcg", [1.0, 0, 2, 0], [0.4, 0.3, 0.2, 0.1], [0, 0, 1, 1], [-1.0, -1, 1, 1], {}),
+    "a mean past float64": (
+        "dcg",
+        [1023.0, 0, 1023, 0],
+        [0.4, 0.3, 0.2, 0.1],
+        [0, 0, 1, 1],
+        None,
+        {"gain": "exponential"},
+    ),
+    "huge weights": (
+        "map",
+        *[np.tile([1.0, 0, 1], 6), np.tile([0.3, 0.2, 0.1], 6), np.repeat(np.arange(6), 3)],
+        np.repeat(np.where(np.arange(6) % 2 == 0, 1e308, 1.0), 3),
+        {},
+    ),
+    "subnormal weights": (
+        "map",
+        *[np.tile([1.0, 0, 1], 6), np.tile([0.3, 0.2, 0.1], 6), np.repeat(np.arange(6), 3)],
+        np.repeat(np.where(np.arange(6) % 2 == 0, 1e-320, 3e-320), 3),
+        {},
+    ),
+    "complex scores": ("ndcg", [1.0, 0, 2], np.array([3 + 5j, 2 - 9j, 1 + 0j]), None, None, {}),
+}
+
+
+@pytest.mark.parametrize("record", [False, True], ids=["as it is", "recorded"])
+@pytest.mark.parametrize("edge", list(EDGES))
+def test_edges_of_the_device_path_give_numpys_value_or_error(recorder, monkeypatch, edge, record):
+    torch, _ = recorder
+    if not record:
+        monkeypatch.setenv(_device_graphs.SWITCH, "0")
+    name, y_true, y_score, qid, weight, options = EDGES[edge]
+    y_true, y_score = np.asarray(y_true), np.asarray(y_score)
+    if edge == "huge weights":
+        y_true[3:6] = [0, 1, 0]
+    metric = functools.partial(METRICS[name], qid=qid, **options)
+    tensors = [
+        None if array is None else torch.as_tensor(np.asarray(array)) for array in (y_true, y_score, qid, weight)
+    ]
+    try:
+        expected, error = metric(y_true, y_score, sample_weight=weight), None
+    except ValueError as raised:
+        expected, error = None, str(raised)
+    for _ in range(3):
+        with sklearn.config_context(array_api_dispatch=True):
+            call = functools.partial(METRICS[name], tensors[0], tensors[1], qid=tensors[2], sample_weight=tensors[3])
+            if error is not None:
+                with pytest.raises(ValueError) as raised:
+                    call(**options)
+                assert str(raised.value) == error
+            else:
+                assert call(**options) == pytest.approx(expected, rel=1e-12)
