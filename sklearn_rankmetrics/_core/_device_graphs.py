@@ -53,6 +53,17 @@ def run_steps(inputs, sort, read, measure, conclude, *, key=None):
     return GRAPHS.run(backend, inputs, (sort, read, measure, conclude), key)
 
 
+def options_key(metric, *options, params):
+    """What a metric's device step decides by besides the facts (the metric, its options), hashable; None when
+    an option is not a plain number, string or None (a function, an array), whose effect no key can tell."""
+    described = []
+    for name, value in [(None, option) for option in options] + sorted(params.items()):
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            return None
+        described.append((name, type(value).__name__, repr(value)))  # repr: 1 and 1.0 and True apart, nan equal
+    return (metric, *described)
+
+
 def recorder_for(inputs):
     """A :class:`CudaGraphs` where every array among ``inputs`` is a PyTorch tensor on one CUDA device and
     recording is on; else None."""
@@ -116,8 +127,10 @@ class CudaGraphs:
         if len(found) != len(expected):
             return False
         for a, b in zip(found, expected, strict=True):
-            if isinstance(a, self.torch.Tensor) and isinstance(b, self.torch.Tensor):
-                same = a.shape == b.shape and a.dtype == b.dtype and bool(((a == b) | ((a != a) & (b != b))).all())
+            tensors = isinstance(a, self.torch.Tensor), isinstance(b, self.torch.Tensor)
+            if any(tensors):
+                same = all(tensors) and a.shape == b.shape and a.dtype == b.dtype
+                same = same and bool(((a == b) | ((a != a) & (b != b))).all())
             else:
                 same = callable(a) or a == b or (a != a and b != b)
             if not same:
@@ -145,11 +158,17 @@ class Recorded:
 
     def replay(self, inputs=()):
         if self.buffers is not None:
-            for buffer, array in zip(self.buffers, inputs, strict=True):
-                if buffer is not None:
-                    buffer.copy_(array)
+            fill(self.buffers, inputs)
         self.graph.replay()
         return self.outputs
+
+
+def fill(buffers, inputs):
+    """Copy each input into its buffer (None: no input there); returns the buffers."""
+    for buffer, array in zip(buffers, inputs, strict=True):
+        if buffer is not None:
+            buffer.copy_(array)
+    return buffers
 
 
 class Sort:
@@ -190,20 +209,11 @@ class Graphs:
             else:
                 rows = self.record_sort(backend, entry, sort, inputs)
             facts = read(rows)
-            seen = (signature, measure_key, facts)
-            if entry.recorded is None:  # rows of no graph: nothing to record a measure on
-                outputs = measure(rows, facts)
-                store(self.seen, seen, None, self.SEEN)
-            else:
-                outputs = self.measure(backend, entry, seen, measure, rows)
-            return conclude(*outputs)
+            return conclude(*self.measure(backend, entry, (signature, measure_key, facts), measure, rows))
 
     def record_sort(self, backend, entry, sort, inputs):
         rows = sort(*inputs)  # as it is, to check the replay against
-        buffers = backend.buffers(inputs)
-        for buffer, array in zip(buffers, inputs, strict=True):
-            if buffer is not None:
-                buffer.copy_(array)
+        buffers = fill(backend.buffers(inputs), inputs)
         recorded = backend.record(sort, buffers)
         if recorded is not None:
             recorded.buffers = buffers
@@ -214,17 +224,21 @@ class Graphs:
         return rows
 
     def measure(self, backend, entry, seen, measure, rows):
-        """``measure(rows, facts)`` on a recorded sort's rows: replayed, recorded at its second sight, or run."""
-        facts = seen[2]
-        recorded = recall(entry.measures, seen[1:])
+        """``measure(rows, facts)``: replayed, recorded at its second sight on a recorded sort's rows, or run.
+
+        ``seen`` is the sort's signature, the measure's key and the facts.
+        """
+        key, facts = seen[1:], seen[2]
+        on_graph = entry.recorded is not None  # only a recorded sort's rows stay where a recording reads them
+        recorded = recall(entry.measures, key) if on_graph else None
         if recorded is not None and recorded is not FAILED:
             values, *rest = recorded.replay()
             return (values.clone(), *rest)  # the next replay overwrites the graph's own
         outputs = measure(rows, facts)
-        if recorded is None and seen in self.seen:
+        if on_graph and recorded is None and seen in self.seen:
             recorded = backend.record(measure, (rows, facts), pool=entry.pool)
             agrees = recorded is not None and backend.agree(recorded.replay(), outputs)
-            store(entry.measures, seen[1:], recorded if agrees else FAILED, self.MEASURES)
+            store(entry.measures, key, recorded if agrees else FAILED, self.MEASURES)
         store(self.seen, seen, None, self.SEEN)
         return outputs
 

@@ -11,7 +11,7 @@ ties, its depth and its unjudged rows come before the ranking.
 import numpy as np
 
 from ._array_api import is_foreign, namespace_of, to_numpy
-from ._device_graphs import run_steps
+from ._device_graphs import options_key, run_steps
 from ._namespace_ops import ArrayApiOps
 from ._numpy_ops import group_by_query
 from ._query_ids import encode_qid
@@ -168,17 +168,6 @@ def evaluate_in_namespace(metric, inputs, *, ties, average, zero_division, names
 
     key = options_key(metric, average, zero_division, params=params)
     return run_steps(inputs, sort, read, measure, conclude, key=None if key is None else ((ties,), key))
-
-
-def options_key(metric, *options, params):
-    """What a metric's device step decides by besides the facts (the metric, its options), hashable; None when
-    an option is not a plain number, string or None (a function, an array), whose effect no key can tell."""
-    described = []
-    for name, value in [(None, option) for option in options] + sorted(params.items()):
-        if value is not None and not isinstance(value, (bool, int, float, str)):
-            return None
-        described.append((name, type(value).__name__, repr(value)))  # repr: 1 and 1.0 and True apart, nan equal
-    return (metric, *described)
 
 
 def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._array_api import array_api_compat, to_numpy
 from ._device_graphs import keep
-from ._ranking import mean_without_nan
+from ._ranking import numpy_mean_without_nan
 from ._segment_layout import SegmentLayout
 
 
@@ -399,7 +399,7 @@ class ArrayApiOps:
         if not 2.0**-900 < total < math.inf or not all(math.isfinite(value) or math.isnan(value) for value in sums):
             # Sums that overflowed, or weights too large or too small for plain sums: numpy's scaled mean.
             weights = None if weights is None else self.to_host(weights)
-            return [mean_without_nan(self.to_host(values), weights) for values in columns]
+            return [numpy_mean_without_nan(self.to_host(values), weights) for values in columns]
         means = [(value / total if total > 0 else math.nan, total > 0) for value in sums]
         with_nan = [column for column, value in enumerate(sums) if math.isnan(value)]
         without_nan = self.means_without_nan([columns[column] for column in with_nan], weights)

@@ -329,7 +329,7 @@ class Ranking:
         namespace reads them all back in one copy (see :meth:`NumpyOps.read`).
         """
         if self.ops.compacts:
-            found = [mean_without_nan(values, self.query_weights) for values in columns]
+            found = [numpy_mean_without_nan(values, self.query_weights) for values in columns]
             also = self.ops.read(*also)
         else:
             found, also = self.ops.weighted_means(columns, self.query_weights, also)
@@ -350,7 +350,7 @@ def reported_means(found):
     return [mean if entered else float("nan") for mean, entered in found]
 
 
-def mean_without_nan(values, weights=None):
+def numpy_mean_without_nan(values, weights=None):
     """The weighted mean of the (numpy) values that are not NaN, and whether any (with a weight > 0) enters it."""
     kept = ~np.isnan(values)
     weights = None if weights is None else weights[kept]

@@ -17,8 +17,15 @@ import pytest
 import sklearn
 
 from sklearn_rankmetrics._core import _array_api, _device_graphs
-from sklearn_rankmetrics._core._device_graphs import KEPT, CudaGraphs, Recorded, flattened, recall, store
-from sklearn_rankmetrics._core._inputs import options_key
+from sklearn_rankmetrics._core._device_graphs import (
+    KEPT,
+    CudaGraphs,
+    Recorded,
+    flattened,
+    options_key,
+    recall,
+    store,
+)
 from sklearn_rankmetrics.metrics._registry import METRICS
 
 
