@@ -14,9 +14,12 @@ instead of milliseconds.
 
 A recorded sort copies its inputs into buffers of its own; the measures
 recorded after it read the sort's outputs in place. Each recording is
-replayed once and checked against the step run as it is; a step that cannot
-be recorded (an operation waits for the device) or whose replay differs runs
-as it is from then on. Graphs keep the memory of their operations: at most
+replayed once and checked against the step run as it is. A step seen to wait
+for the device when it ran before recording (a read back to the host, an
+operation whose size depends on the data) is never recorded: a capture it
+would break can leave the device's memory pool behind. A step that cannot be
+recorded for another reason, or whose replay differs, runs as it is from
+then on. Graphs keep the memory of their operations: at most
 ``SORTS`` sorts and ``MEASURES`` measures for each are kept (least recently
 used out), the measures of one sort sharing one pool, since they run one at a
 time and their outputs are consumed before the next replays.
@@ -40,7 +43,9 @@ def run_steps(inputs, sort, read, measure, conclude, *, key=None):
 
     ``read`` is the host's one read between the steps and returns the facts
     (a tuple of numbers) that fix the measure's operations with the metric and
-    its options. ``key`` is a pair (hashable) of what else each step's Python
+    its options. ``measure`` returns first a list of the arrays that the
+    caller keeps (copied out of a replay, which the next one overwrites);
+    ``conclude`` runs before another call replays. ``key`` is a pair (hashable) of what else each step's Python
     code decides by: the sort's options, the measure's (the metric and its
     options). None: run the steps as they are. Each step must build what it
     caches afresh (its array operations), so that a recording holds only what
@@ -100,6 +105,13 @@ class CudaGraphs:
         like = self.torch.empty_like
         return [None if array is None else like(array, memory_format=self.torch.contiguous_format) for array in inputs]
 
+    def watched(self, function, arguments):
+        """``function(*arguments)`` run as it is, and whether it waited for the device (:func:`waiting_watch`)."""
+        watch = waiting_watch(self.torch)
+        with watch:
+            outputs = function(*arguments)
+        return outputs, watch.waited
+
     def record(self, function, arguments, pool=None):
         """``function(*arguments)``'s operations recorded as a CUDA graph (:class:`Recorded`, not run yet), or
         None where one cannot be recorded: it waits for the device, or copies from host memory."""
@@ -136,6 +148,59 @@ class CudaGraphs:
             if not same:
                 return False
         return True
+
+
+# What waits for the device, by the name of PyTorch's function: reads back to the host, and operations whose
+# result's size depends on the data (they read it back).
+HOST_READS = {
+    "__bool__",
+    "__int__",
+    "__float__",
+    "__index__",
+    "item",
+    "tolist",
+    "numpy",
+    "cpu",
+    "__array__",
+    "__dlpack__",
+}
+DATA_DEPENDENT_SIZES = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
+WATCHES = {}
+
+
+def waiting_watch(torch):
+    """A PyTorch function mode whose ``waited`` says whether a function called under it waited for the device:
+    one of :data:`HOST_READS` or :data:`DATA_DEPENDENT_SIZES`, indexing by a mask, ``repeat_interleave`` by an
+    array of counts, or a result in host memory from arrays on a device."""
+    if torch not in WATCHES:
+        from torch.overrides import TorchFunctionMode
+
+        class Watch(TorchFunctionMode):
+            waited = False
+
+            def __torch_function__(self, function, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                result = function(*args, **kwargs)
+                self.waited = self.waited or waits(function, args, kwargs, result)
+                return result
+
+        def waits(function, args, kwargs, result):
+            name = getattr(function, "__name__", "")
+            if name in HOST_READS or name in DATA_DEPENDENT_SIZES:
+                return True
+            if name in ("__getitem__", "__setitem__"):
+                index = args[1] if isinstance(args[1], tuple) else (args[1],)
+                return any(getattr(part, "dtype", None) == torch.bool for part in index)
+            if name == "repeat_interleave":
+                return isinstance(args[1] if len(args) > 1 else kwargs.get("repeats"), torch.Tensor) and (
+                    kwargs.get("output_size") is None
+                )
+            tensors = [value for value in args if isinstance(value, torch.Tensor)]
+            moved = isinstance(result, torch.Tensor) and result.device.type == "cpu"
+            return moved and any(tensor.device.type != "cpu" for tensor in tensors)
+
+        WATCHES[torch] = Watch
+    return WATCHES[torch]()
 
 
 def flattened(value):
@@ -212,9 +277,9 @@ class Graphs:
             return conclude(*self.measure(backend, entry, (signature, measure_key, facts), measure, rows))
 
     def record_sort(self, backend, entry, sort, inputs):
-        rows = sort(*inputs)  # as it is, to check the replay against
-        buffers = fill(backend.buffers(inputs), inputs)
-        recorded = backend.record(sort, buffers)
+        rows, waited = backend.watched(sort, inputs)  # as it is, to check the replay against
+        buffers = None if waited else fill(backend.buffers(inputs), inputs)
+        recorded = None if waited else backend.record(sort, buffers)
         if recorded is not None:
             recorded.buffers = buffers
             if backend.agree(recorded.replay(inputs), rows):
@@ -232,13 +297,15 @@ class Graphs:
         on_graph = entry.recorded is not None  # only a recorded sort's rows stay where a recording reads them
         recorded = recall(entry.measures, key) if on_graph else None
         if recorded is not None and recorded is not FAILED:
-            values, *rest = recorded.replay()
-            return (values.clone(), *rest)  # the next replay overwrites the graph's own
-        outputs = measure(rows, facts)
-        if on_graph and recorded is None and seen in self.seen:
-            recorded = backend.record(measure, (rows, facts), pool=entry.pool)
+            kept, *rest = recorded.replay()  # the caller keeps copies: the next replay overwrites the graph's own
+            return ([None if array is None else array.clone() for array in kept], *rest)
+        if on_graph and recorded is None and seen in self.seen:  # its second sight: record it, unless it waits
+            outputs, waited = backend.watched(measure, (rows, facts))
+            recorded = None if waited else backend.record(measure, (rows, facts), pool=entry.pool)
             agrees = recorded is not None and backend.agree(recorded.replay(), outputs)
             store(entry.measures, key, recorded if agrees else FAILED, self.MEASURES)
+        else:
+            outputs = measure(rows, facts)
         store(self.seen, seen, None, self.SEEN)
         return outputs
 

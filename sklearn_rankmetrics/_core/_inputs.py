@@ -8,6 +8,8 @@ builds its Ranking in ``trec/_judging`` instead, since trec_eval's order of
 ties, its depth and its unjudged rows come before the ranking.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from ._array_api import is_foreign, namespace_of, to_numpy
@@ -117,15 +119,14 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     found = namespace_of((y_true, y_score, qid, sample_weight))
     if found is not None and judged is None:
         ties = check_option("ties", ties, TIES)
-        return evaluate_in_namespace(
-            metric,
+        measured = measure_in_namespace(
+            [(metric, params, zero_division)],
             (y_true, y_score, qid, sample_weight),
             ties=ties,
-            average=average,
-            zero_division=zero_division,
             namespace=found,
-            params=params,
+            average=average,
         )
+        return measured.means[0] if average else measured.values[0]
     options = {"qid": qid, "ties": ties, "sample_weight": sample_weight, "depth": params.get("k")}
     if judged is None:
         ranking = rank_queries(y_true, y_score, **options)
@@ -136,16 +137,26 @@ def evaluate(metric, y_true, y_score, *, qid, ties, sample_weight, average, zero
     return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
 
 
-def evaluate_in_namespace(metric, inputs, *, ties, average, zero_division, namespace, params):
-    """:func:`evaluate` of arrays of another ``namespace`` (and device), there: two device steps around one read.
+class Measured(namedtuple("Measured", ["values", "first_rows", "means", "n_undefined", "n_queries"])):
+    """What :func:`measure_in_namespace` found: each metric's per-query values and the first row of each query
+    (on the device), or their means and how many queries entered each undefined (read on the host)."""
 
-    The rows are checked and sorted (:func:`sort_in_namespace`), the host
-    reads their facts (:func:`read_facts`), the metric measures on the
-    ranking built from them (:func:`ranking_in_namespace`) and stages the sums
-    of the mean, which the host reads last. Each device step launches the same
+
+def measure_in_namespace(requests, inputs, *, ties, namespace, average=True, for_report=False):
+    """Several metrics of one ranking of arrays of another ``namespace``, there: two device steps around one read.
+
+    ``requests`` holds ``(metric, params, zero_division)`` triples, each
+    metric as :func:`evaluate` takes it. The rows are checked and sorted
+    (:func:`sort_in_namespace`), the host reads their facts
+    (:func:`read_facts`), the metrics measure on the ranking built from them
+    (:func:`ranking_in_namespace`) and stage the sums of their means, which
+    the host reads last (``average``). Each device step launches the same
     operations whenever the inputs' shapes, the facts and the options are the
     same: :func:`~._device_graphs.run_steps` replays them as CUDA graphs on
     PyTorch's GPUs. Each step makes its own operations (their caches).
+    ``for_report``: the report's extras too, how many queries entered each
+    mean undefined or (``average=False``) the first row of each query in
+    rank order, for its id.
     """
 
     def sort(y_true, y_score, qid, sample_weight):
@@ -156,18 +167,31 @@ def evaluate_in_namespace(metric, inputs, *, ties, average, zero_division, names
 
     def measure(rows, facts):
         ops = ArrayApiOps(*namespace)
-        ranking = ranking_in_namespace(rows, facts, qid=None, ties=ties, ops=ops)[0]
-        values, defined = metric(ranking, **params)
-        values, weights = ranking.fill_undefined(values, defined, zero_division), ranking.query_weights
-        return values, weights, ops.stage(*(ops.weighted_sums([values], weights) if average else ()))
+        ranking = ranking_in_namespace(rows, facts, ties=ties, ops=ops)[0]
+        columns, undefined = [], []
+        for metric, params, zero_division in requests:
+            values, defined = metric(ranking, **params)
+            columns.append(ranking.fill_undefined(values, defined, zero_division))
+            if for_report:
+                undefined.append(ops.xp.sum(ops.astype(~defined, ops.xp.int64)))
+        if not average:  # what the caller keeps (a replay's are copied out)
+            firsts = ops.xp.take(rows.order, ranking.query_starts) if for_report else None
+            return [*columns, firsts], columns, ranking.query_weights, ops.stage()
+        sums = [*ops.weighted_sums(columns, ranking.query_weights), *undefined]
+        return [], columns, ranking.query_weights, ops.stage(*sums)
 
-    def conclude(values, weights, staged):
+    def conclude(kept, columns, weights, staged):
         ops = ArrayApiOps(*namespace)
-        sums = ops.fetch(staged)  # and the metric's checks raise
-        return reported_means(ops.means_of_sums(sums, [values], weights))[0] if average else values
+        found = ops.fetch(staged)  # and the metrics' checks raise
+        n_queries = columns[0].shape[0] if columns else 0
+        if not average:
+            return Measured(kept[:-1], kept[-1], None, None, n_queries)
+        means = reported_means(ops.means_of_sums(found[: len(columns) + 1], columns, weights))
+        return Measured(None, None, means, [int(count) for count in found[len(columns) + 1 :]], n_queries)
 
-    key = options_key(metric, average, zero_division, params=params)
-    return run_steps(inputs, sort, read, measure, conclude, key=None if key is None else ((ties,), key))
+    keys = [options_key(metric, zero_division, params=params) for metric, params, zero_division in requests]
+    key = None if None in keys else ((ties,), (average, for_report, *keys))
+    return run_steps(inputs, sort, read, measure, conclude, key=key)
 
 
 def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
@@ -180,7 +204,7 @@ def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):
     """
     rows = sort_in_namespace(y_true, y_score, qid, sample_weight, ties=ties, ops=ops)
     facts = read_facts(rows, (y_true, y_score, qid, sample_weight), ties=ties, ops=ops)
-    return ranking_in_namespace(rows, facts, qid=qid, ties=ties, ops=ops)
+    return ranking_in_namespace(rows, facts, ties=ties, ops=ops)
 
 
 class SortedRows:
@@ -260,7 +284,7 @@ def read_facts(rows, inputs, *, ties, ops):
     return (float(label_top), fraction == 0.0, score_low == -np.inf, *counts)
 
 
-def ranking_in_namespace(rows, facts, *, qid, ties, ops):
+def ranking_in_namespace(rows, facts, *, ties, ops):
     """The :class:`Ranking` of :func:`sort_in_namespace`'s rows, and the order that sorts them, built on their
     device from the host's ``facts`` (:func:`read_facts`) alone: whatever the host decides here follows from
     them, so that the same facts launch the same operations."""
@@ -306,10 +330,7 @@ def ranking_in_namespace(rows, facts, *, qid, ties, ops):
             bounds=query_block_bounds,
         )
         ranking.__dict__.update(query_block_starts=query_block_starts, longest_block=longest_block)
-    order = rows.order
-    if is_foreign(qid) and qid.ndim == 1:  # the report's per-query table takes them
-        ranking.find_query_ids = lambda: xp.take(qid, xp.take(order, query_starts))
-    return ranking, order
+    return ranking, rows.order
 
 
 def valid(label_low, label_top, fraction, score_low, score_top, *others):

@@ -3,13 +3,14 @@
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from .._core._array_api import array_api_support, is_foreign
+from .._core._array_api import array_api_support, is_foreign, namespace_of
 from .._core._docs import fill_doc
-from .._core._inputs import rank_queries
+from .._core._inputs import measure_in_namespace, rank_queries
+from .._core._namespace_ops import ArrayApiOps
 from .._core._parallel import map_in_threads
 from .._core._query_ids import query_ids_of_rows
 from .._core._resampling import bootstrap_interval, check_resampling
-from .._core._validation import check_flag, check_zero_division, plain
+from .._core._validation import TIES, check_flag, check_option, check_zero_division, plain
 from .._core._warnings import warn
 from ._names import parse_metric_name, shared_kernel
 from ._registry import BY_FUNCTION
@@ -116,71 +117,89 @@ def ranking_report(
         if not average:
             raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
         n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
-    requests = []
-    for name in metrics:
+    names, requests = list(metrics), []  # each metric's kernel, its options and its zero_division
+    for name in names:
         _, kernel, options = shared_kernel(name, caller="ranking_report", set_by_caller=SET_BY_THE_REPORT)
-        requests.append((name, kernel, options))
-
-    cutoffs = [options.get("k") for _, _, options in requests]
+        requests.append((kernel, options, options.pop("zero_division", zero_division)))
+    zero_divisions = [name_zero_division for _, _, name_zero_division in requests]
+    inputs = (y_true, y_score, qid, sample_weight)
+    found = namespace_of(inputs)
+    if found is not None:  # arrays of another namespace, measured on their device
+        return report_in_namespace(names, requests, inputs, ties=ties, average=average, namespace=found)
+    cutoffs = [options.get("k") for _, options, _ in requests]
     depth = None if None in cutoffs else max(cutoffs)  # how deep any metric looks: a sparse y_true needs no more
     # The per-query table takes its ids from the rows in rank order (which a sparse y_true, without qid, skips).
-    with_ids = not average and qid is not None and not is_foreign(qid)
+    with_ids = not average and qid is not None
     ranked = rank_queries(
         y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth, return_order=with_ids
     )
     ranking, order = ranked if with_ids else (ranked, None)
-    report = {}
-    if not average:
-        report["qid"] = query_ids(qid, ranking, order)
-    del order
-    zero_divisions = [options.pop("zero_division", zero_division) for _, _, options in requests]
     _ = ranking.positions  # computed once here rather than by several threads at once
     # The metrics only read the shared ranking, and numpy releases the GIL in
-    # its loops: they run side by side, one per core (a device runs one kernel at a time).
+    # its loops: they run side by side, one per core.
     in_turn = map_in_threads if ranking.ops.parallel else lambda function, items: list(map(function, items))
-    results = in_turn(lambda request: request[1](ranking, **request[2]), requests)
+    results = in_turn(lambda request: request[0](ranking, **request[1]), requests)
     filled = [
         ranking.fill_undefined(values, defined, name_zero_division)
         for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
     ]
-    names = [name for name, _, _ in requests]
     if not average:
-        ranking.ops.flush()
-        return {**report, **dict(zip(names, filled, strict=True))}
-    # The means, and how many undefined queries entered each as zero_division: from a device, in one read.
-    n_undefined = [ranking.xp.sum(ranking.ops.astype(~defined, ranking.xp.int64)) for _, defined in results]
-    means, n_undefined = ranking.means(filled, n_undefined)
-    undefined = {}
-    for name, mean, count, (values, defined), name_zero_division in zip(
-        names, means, n_undefined, results, zero_divisions, strict=True
+        first_rows = None if order is None else ranking.ops.take(order, ranking.query_starts)
+        return {
+            "qid": query_ids(qid, first_rows, ranking.n_queries, ranking.ops),
+            **dict(zip(names, filled, strict=True)),
+        }
+    means = ranking.means(filled)[0]
+    n_undefined = [int(np.count_nonzero(~defined)) for _, defined in results]
+    intervals = [
+        mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng)
+        if confidence_level is not None
+        else ()
+        for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
+    ]
+    return reported(names, means, intervals, n_undefined, zero_divisions, ranking.n_queries)
+
+
+def report_in_namespace(names, requests, inputs, *, ties, average, namespace):
+    """The report of arrays of another ``namespace``, on their device: every metric measured in the same two
+    device steps (:func:`~sklearn_rankmetrics._core._inputs.measure_in_namespace`)."""
+    ties = check_option("ties", ties, TIES)
+    measured = measure_in_namespace(requests, inputs, ties=ties, namespace=namespace, average=average, for_report=True)
+    if not average:
+        ids = query_ids(inputs[2], measured.first_rows, measured.n_queries, ArrayApiOps(*namespace))
+        return {"qid": ids, **dict(zip(names, measured.values, strict=True))}
+    zero_divisions = [zero_division for _, _, zero_division in requests]
+    return reported(names, measured.means, [()] * len(names), measured.n_undefined, zero_divisions, measured.n_queries)
+
+
+def reported(names, means, intervals, n_undefined, zero_divisions, n_queries):
+    """The report of the means (each followed by its interval, if any), saying how many queries of each entered
+    it undefined as zero_division."""
+    report, undefined = {}, {}
+    for name, mean, interval, count, name_zero_division in zip(
+        names, means, intervals, n_undefined, zero_divisions, strict=True
     ):
-        report[name] = mean
-        if confidence_level is not None:
-            report[name] = (
-                mean,
-                *mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng),
-            )
+        report[name] = (mean, *interval) if interval else mean
         if count and not np.isnan(name_zero_division):
-            undefined[name] = (int(count), name_zero_division)
+            undefined[name] = (count, name_zero_division)
     if undefined:
-        warn_undefined_queries(undefined, ranking.n_queries)
+        warn_undefined_queries(undefined, n_queries)
     return report
 
 
-def query_ids(qid, ranking, order):
-    """The distinct query ids, sorted (``np.unique(qid)``), in the ranking's namespace where they are numbers.
+def query_ids(qid, first_rows, n_queries, ops):
+    """The distinct query ids, sorted (``np.unique(qid)``), in ``ops``' namespace where they are numbers.
 
     The queries are ranked in the order of their ids, so each one's id is
-    that of its first row in rank order (``order``): no second pass over
-    the ids.
+    that of its first row in rank order (``first_rows``): no second pass
+    over the ids.
     """
     if qid is None:
-        return ranking.ops.arange(ranking.n_queries)
+        return ops.arange(n_queries)
     if is_foreign(qid):
-        return ranking.find_query_ids()  # the distinct ids, sorted with the rows
-    first_rows = ranking.ops.to_host(ranking.ops.take(order, ranking.query_starts))
-    ids = query_ids_of_rows(qid, first_rows)
-    return ranking.ops.asarray(ids) if ids.dtype.kind in "biuf" else ids
+        return ops.xp.take(qid, first_rows)  # the distinct ids, sorted with the rows
+    ids = query_ids_of_rows(qid, ops.to_host(first_rows))
+    return ops.asarray(ids) if ids.dtype.kind in "biuf" else ids
 
 
 def mean_interval(ranking, values, defined, zero_division, n_resamples, confidence_level, rng):

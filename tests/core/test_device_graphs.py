@@ -10,12 +10,14 @@ would read freed memory).
 
 import functools
 import threading
+import warnings
 from collections import OrderedDict
 
 import numpy as np
 import pytest
 import sklearn
 
+from sklearn_rankmetrics import ranking_report
 from sklearn_rankmetrics._core import _array_api, _device_graphs
 from sklearn_rankmetrics._core._device_graphs import (
     KEPT,
@@ -244,8 +246,16 @@ def test_new_facts_are_new_graphs_and_every_value_stays_exact(recorder):
     assert replayed.count("measure") == 3  # the second round of the three draws (recorded at the first)
 
 
-def test_a_step_that_waits_for_the_device_runs_as_it_is(recorder):
+def test_a_step_that_waits_for_the_device_runs_as_it_is_and_no_recording_is_tried(recorder, monkeypatch):
     torch, replayed = recorder
+    backend, tried = _device_graphs.recorder_for(()), []
+    record = backend.record
+
+    def counted(function, arguments, pool=None):
+        tried.append(function)
+        return record(function, arguments, pool)
+
+    monkeypatch.setattr(backend, "record", counted)
     metric = functools.partial(METRICS["err"], k=5)  # ERR reads its tie blocks above k back: no recording
     for _ in range(4):
         y_true, y_score, qid = grouped(0, tied=True)
@@ -256,6 +266,24 @@ def test_a_step_that_waits_for_the_device_runs_as_it_is(recorder):
     assert replayed.count("measure") == 0 and replayed.count("sort") >= 2
     entry = next(iter(_device_graphs.GRAPHS.sorts.values()))
     assert list(entry.measures.values()) == [_device_graphs.FAILED]
+    assert len(tried) == 1  # the sort's: the measure was seen to read back before recording, so none was tried
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "waits"),
+    [
+        ("a read back", lambda torch: (torch.arange(3.0).sum(),), lambda x: float(x)),
+        ("a data-dependent size", lambda torch: (torch.arange(3.0),), lambda x: x.nonzero()),
+        ("a mask", lambda torch: (torch.arange(3.0),), lambda x: x[x > 0]),
+        ("counts in an array", lambda torch: (torch.arange(3),), lambda x: x.repeat_interleave(x)),
+        ("none", lambda torch: (torch.arange(3.0),), lambda x: (x * 2).cumsum(0)[x.argsort()]),
+        ("counts given", lambda torch: (torch.arange(3),), lambda x: x.repeat_interleave(x, output_size=3)),
+    ],
+)
+def test_the_watch_sees_what_waits_for_the_device(name, arguments, waits):
+    torch = pytest.importorskip("torch")
+    _, waited = CudaGraphs(torch, None).watched(waits, arguments(torch))
+    assert waited == (name not in ("none", "counts given"))
 
 
 def test_recording_is_switched_off_by_the_environment(recorder, monkeypatch):
@@ -332,6 +360,63 @@ def test_a_replayed_call_launches_a_few_operations_besides_its_two_graphs(record
     assert replayed[-2:] == ["sort", "measure"]
     # The inputs copied into the sort's buffers (3), the two reads' copies to the host and the per-query values
     # cloned, against about 90 operations launched one by one (tests/core/test_array_api.py).
+    assert Counting.launched <= 8, Counting.launched
+
+
+REPORT = ["ndcg@10", "map", "mrr@10", "err@20", "precision@10", "rbp", "r_precision(zero_division=nan)"]
+
+
+@pytest.mark.parametrize("average", [True, False], ids=["means", "per query"])
+@pytest.mark.parametrize("tied", [True, False], ids=["ties", "distinct"])
+def test_replayed_reports_equal_numpys(recorder, average, tied):
+    torch, replayed = recorder
+    for seed in range(4):
+        y_true, y_score, qid = grouped(seed, tied=tied)
+        weight = qid % 3 + 1.0
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            expected = ranking_report(y_true, y_score, qid=qid, sample_weight=weight, metrics=REPORT, average=average)
+            tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid, weight)]
+            with sklearn.config_context(array_api_dispatch=True):
+                found = ranking_report(
+                    tensors[0], tensors[1], qid=tensors[2], sample_weight=tensors[3], metrics=REPORT, average=average
+                )
+        assert list(found) == list(expected)
+        messages = [str(warning.message) for warning in said]  # the same undefined queries said, once each
+        assert len(messages) == (2 if average else 0) and messages[:1] == messages[1:]
+        for name, values in expected.items():
+            np.testing.assert_allclose(np.asarray(found[name]), values, rtol=1e-12, err_msg=f"{seed} {name}")
+    assert replayed.count("sort") >= 3
+    # The check of the recording (second call), then the third and fourth calls; with ties, ERR@20 reads its
+    # blocks above 20 back, so the measure runs as it is.
+    assert replayed.count("measure") == (0 if tied else 3)
+
+
+@pytest.mark.filterwarnings("ignore:Queries without a relevant document")
+def test_a_replayed_report_launches_a_few_operations_besides_its_two_graphs(recorder):
+    torch, replayed = recorder
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Counting(TorchDispatchMode):
+        launched = 0
+
+        def __torch_dispatch__(self, function, types, args=(), kwargs=None):
+            if not Tape.replaying:
+                Counting.launched += 1
+            return function(*args, **(kwargs or {}))
+
+    y_true, y_score, qid = grouped(0)
+    tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+    report = functools.partial(ranking_report, metrics=REPORT[:5])
+    with sklearn.config_context(array_api_dispatch=True):
+        for _ in range(2):
+            report(tensors[0], tensors[1], qid=tensors[2])
+        with Counting():
+            found = report(tensors[0], tensors[1], qid=tensors[2])
+    assert found == pytest.approx(report(y_true, y_score, qid=qid), rel=1e-12)
+    assert replayed[-2:] == ["sort", "measure"]
+    # The inputs copied into the sort's buffers (3) and the two reads' copies to the host, against about 250
+    # operations launched one by one (tests/core/test_array_api.py).
     assert Counting.launched <= 8, Counting.launched
 
 
