@@ -37,25 +37,27 @@ from ._array_api import library
 SWITCH = "RANKMETRICS_CUDA_GRAPHS"
 
 
-def run_steps(inputs, sort, read, measure, conclude, *, key=None):
-    """``conclude(*measure(rows, read(rows)))`` with ``rows = sort(*inputs)``, the device steps replayed as CUDA
-    graphs where they apply.
+def run_steps(inputs, sort, read, measures, conclude, *, keys=None):
+    r"""``conclude([measure(rows, facts) for measure in measures])`` with ``rows = sort(*inputs)`` and ``facts =
+    read(rows)``, the device steps replayed as CUDA graphs where they apply.
 
     ``read`` is the host's one read between the steps and returns the facts
-    (a tuple of numbers) that fix the measure's operations with the metric and
-    its options. ``measure`` returns first a list of the arrays that the
+    (a tuple of numbers) that fix the measures' operations with their metrics
+    and options. Each measure returns first a list of the arrays that the
     caller keeps (copied out of a replay, which the next one overwrites);
-    ``conclude`` runs before another call replays. ``key`` is a pair (hashable) of what else each step's Python
-    code decides by: the sort's options, the measure's (the metric and its
-    options). None: run the steps as they are. Each step must build what it
-    caches afresh (its array operations), so that a recording holds only what
-    it made, its inputs and what it :func:`keep`\\ s.
+    ``conclude`` runs before another call replays. ``keys`` is a pair of what
+    else each step's Python code decides by: the sort's options (hashable),
+    and for each measure its metric and options (hashable; None: that measure
+    runs as it is). None: run every step as it is. Each step must build what
+    it caches afresh (its array operations), so that a recording holds only
+    what it made, its inputs and what it :func:`keep`\ s.
     """
-    backend = None if key is None else recorder_for(inputs)
+    backend = None if keys is None else recorder_for(inputs)
     if backend is None:
         rows = sort(*inputs)
-        return conclude(*measure(rows, read(rows)))
-    return GRAPHS.run(backend, inputs, (sort, read, measure, conclude), key)
+        facts = read(rows)
+        return conclude([measure(rows, facts) for measure in measures])
+    return GRAPHS.run(backend, inputs, (sort, read, measures, conclude), keys)
 
 
 def options_key(metric, *options, params):
@@ -150,19 +152,11 @@ class CudaGraphs:
         return True
 
 
-# What waits for the device, by the name of PyTorch's function: reads back to the host, and operations whose
-# result's size depends on the data (they read it back).
+# What waits for the device, by the name of PyTorch's function: reads back to the host (a number or a
+# bool made of an array), and operations whose result's size depends on the data (they read it back).
 HOST_READS = {
-    "__bool__",
-    "__int__",
-    "__float__",
-    "__index__",
-    "item",
-    "tolist",
-    "numpy",
-    "cpu",
-    "__array__",
-    "__dlpack__",
+    *("__bool__", "__int__", "__float__", "__index__", "item", "tolist", "numpy", "cpu", "__array__", "__dlpack__"),
+    *("equal", "allclose", "is_nonzero", "__contains__"),
 }
 DATA_DEPENDENT_SIZES = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 WATCHES = {}
@@ -170,8 +164,9 @@ WATCHES = {}
 
 def waiting_watch(torch):
     """A PyTorch function mode whose ``waited`` says whether a function called under it waited for the device:
-    one of :data:`HOST_READS` or :data:`DATA_DEPENDENT_SIZES`, indexing by a mask, ``repeat_interleave`` by an
-    array of counts, or a result in host memory from arrays on a device."""
+    one of :data:`HOST_READS` or :data:`DATA_DEPENDENT_SIZES`, indexing by a mask, ``where`` of a condition
+    alone, ``repeat_interleave`` by an array of counts of no given total, or a result in host memory from
+    arrays on a device."""
     if torch not in WATCHES:
         from torch.overrides import TorchFunctionMode
 
@@ -191,10 +186,11 @@ def waiting_watch(torch):
             if name in ("__getitem__", "__setitem__"):
                 index = args[1] if isinstance(args[1], tuple) else (args[1],)
                 return any(getattr(part, "dtype", None) == torch.bool for part in index)
-            if name == "repeat_interleave":
-                return isinstance(args[1] if len(args) > 1 else kwargs.get("repeats"), torch.Tensor) and (
-                    kwargs.get("output_size") is None
-                )
+            if name == "where":
+                return len(args) + len(kwargs) == 1  # the condition's indices, as nonzero
+            if name == "repeat_interleave":  # counts given as an array (alone: the counts themselves)
+                counts = args[1] if len(args) > 1 else kwargs.get("repeats", args[0] if len(args) == 1 else None)
+                return isinstance(counts, torch.Tensor) and kwargs.get("output_size") is None
             tensors = [value for value in args if isinstance(value, torch.Tensor)]
             moved = isinstance(result, torch.Tensor) and result.device.type == "cpu"
             return moved and any(tensor.device.type != "cpu" for tensor in tensors)
@@ -258,9 +254,9 @@ class Graphs:
         self.sorts = OrderedDict()
         self.seen = OrderedDict()  # measures run once: by the sort's signature, the measure's key and the facts
 
-    def run(self, backend, inputs, steps, key):
-        sort, read, measure, conclude = steps
-        sort_key, measure_key = key
+    def run(self, backend, inputs, steps, keys):
+        sort, read, measures, conclude = steps
+        sort_key, measure_keys = keys
         signature = (sort_key, *(describe(array) for array in inputs))
         with self.lock, backend.scope():
             entry = recall(self.sorts, signature)
@@ -274,7 +270,12 @@ class Graphs:
             else:
                 rows = self.record_sort(backend, entry, sort, inputs)
             facts = read(rows)
-            return conclude(*self.measure(backend, entry, (signature, measure_key, facts), measure, rows))
+            return conclude(
+                [
+                    self.measure(backend, entry, (signature, key, facts), measure, rows)
+                    for measure, key in zip(measures, measure_keys, strict=True)
+                ]
+            )
 
     def record_sort(self, backend, entry, sort, inputs):
         rows, waited = backend.watched(sort, inputs)  # as it is, to check the replay against
@@ -294,6 +295,8 @@ class Graphs:
         ``seen`` is the sort's signature, the measure's key and the facts.
         """
         key, facts = seen[1:], seen[2]
+        if seen[1] is None:  # what it decides by cannot be told: it runs as it is
+            return measure(rows, facts)
         on_graph = entry.recorded is not None  # only a recorded sort's rows stay where a recording reads them
         recorded = recall(entry.measures, key) if on_graph else None
         if recorded is not None and recorded is not FAILED:

@@ -143,17 +143,19 @@ class Measured(namedtuple("Measured", ["values", "first_rows", "means", "n_undef
 
 
 def measure_in_namespace(requests, inputs, *, ties, namespace, average=True, for_report=False):
-    """Several metrics of one ranking of arrays of another ``namespace``, there: two device steps around one read.
+    """Several metrics of one ranking of arrays of another ``namespace``, there: device steps around one read.
 
     ``requests`` holds ``(metric, params, zero_division)`` triples, each
     metric as :func:`evaluate` takes it. The rows are checked and sorted
-    (:func:`sort_in_namespace`), the host reads their facts
-    (:func:`read_facts`), the metrics measure on the ranking built from them
-    (:func:`ranking_in_namespace`) and stage the sums of their means, which
-    the host reads last (``average``). Each device step launches the same
-    operations whenever the inputs' shapes, the facts and the options are the
-    same: :func:`~._device_graphs.run_steps` replays them as CUDA graphs on
-    PyTorch's GPUs. Each step makes its own operations (their caches).
+    (:func:`sort_in_namespace`) and the host reads their facts
+    (:func:`read_facts`). Then each metric measures on the ranking built from
+    them (:func:`ranking_in_namespace`) and stages the sums of its mean
+    (``average``), which the host reads last, in one copy. Each device step
+    launches the same operations whenever the inputs' shapes, the facts and
+    the options are the same: :func:`~._device_graphs.run_steps` replays them
+    as CUDA graphs on PyTorch's GPUs, each metric's measure on its own (one
+    that must read back, such as ERR's with ties, does not keep the others
+    from replaying). Each step makes its own operations (their caches).
     ``for_report``: the report's extras too, how many queries entered each
     mean undefined or (``average=False``) the first row of each query in
     rank order, for its id.
@@ -165,33 +167,45 @@ def measure_in_namespace(requests, inputs, *, ties, namespace, average=True, for
     def read(rows):
         return read_facts(rows, inputs, ties=ties, ops=ArrayApiOps(*namespace))
 
-    def measure(rows, facts):
+    def measuring(metric, params, zero_division):
+        def measure(rows, facts):
+            ops = ArrayApiOps(*namespace)
+            ranking = ranking_in_namespace(rows, facts, ties=ties, ops=ops)[0]
+            values, defined = metric(ranking, **params)
+            values, weights = ranking.fill_undefined(values, defined, zero_division), ranking.query_weights
+            if not average:  # what the caller keeps (a replay's are copied out)
+                return [values], values, weights, ops.stage()
+            undefined = [ops.xp.sum(ops.astype(~defined, ops.xp.int64))] if for_report else []
+            return [], values, weights, ops.stage(*ops.weighted_sums([values], weights), *undefined)
+
+        return measure
+
+    def first_rows(rows, facts):  # of each query in rank order, where the report finds its id
         ops = ArrayApiOps(*namespace)
         ranking = ranking_in_namespace(rows, facts, ties=ties, ops=ops)[0]
-        columns, undefined = [], []
-        for metric, params, zero_division in requests:
-            values, defined = metric(ranking, **params)
-            columns.append(ranking.fill_undefined(values, defined, zero_division))
-            if for_report:
-                undefined.append(ops.xp.sum(ops.astype(~defined, ops.xp.int64)))
-        if not average:  # what the caller keeps (a replay's are copied out)
-            firsts = ops.xp.take(rows.order, ranking.query_starts) if for_report else None
-            return [*columns, firsts], columns, ranking.query_weights, ops.stage()
-        sums = [*ops.weighted_sums(columns, ranking.query_weights), *undefined]
-        return [], columns, ranking.query_weights, ops.stage(*sums)
+        firsts = ops.xp.take(rows.order, ranking.query_starts)
+        return [firsts], firsts, None, ops.stage()
 
-    def conclude(kept, columns, weights, staged):
+    def conclude(measured):
         ops = ArrayApiOps(*namespace)
-        found = ops.fetch(staged)  # and the metrics' checks raise
-        n_queries = columns[0].shape[0] if columns else 0
+        found = iter(ops.fetch(*(staged for *_, staged in measured)))  # and the metrics' checks raise
+        n_queries = measured[0][1].shape[0] if measured else 0  # each measure's values are per query
         if not average:
-            return Measured(kept[:-1], kept[-1], None, None, n_queries)
-        means = reported_means(ops.means_of_sums(found[: len(columns) + 1], columns, weights))
-        return Measured(None, None, means, [int(count) for count in found[len(columns) + 1 :]], n_queries)
+            values = [kept[0] for kept, *_ in measured]
+            return Measured(values[: len(requests)], values[-1] if for_report else None, None, None, n_queries)
+        means, n_undefined = [], []
+        for _, values, weights, _ in measured:
+            sums = [next(found), next(found)]  # the values' (weighted) sum and the total weight
+            means += ops.means_of_sums(sums, [values], weights)
+            n_undefined += [int(next(found))] if for_report else []
+        return Measured(None, None, reported_means(means), n_undefined, n_queries)
 
-    keys = [options_key(metric, zero_division, params=params) for metric, params, zero_division in requests]
-    key = None if None in keys else ((ties,), (average, for_report, *keys))
-    return run_steps(inputs, sort, read, measure, conclude, key=key)
+    keys = [options_key(metric, average, zero_division, params=params) for metric, params, zero_division in requests]
+    measures = [measuring(*request) for request in requests]
+    keys = [None if key is None else (for_report, key) for key in keys]
+    if for_report and not average:
+        measures, keys = [*measures, first_rows], [*keys, ("first rows",)]
+    return run_steps(inputs, sort, read, measures, conclude, keys=((ties,), keys))
 
 
 def rank_in_namespace(y_true, y_score, *, qid, ties, sample_weight, ops):

@@ -81,16 +81,21 @@ class ArrayApiOps:
         joined, places = self.stacked(on_device) if on_device else (None, [])
         return Staged(scalars, checks, joined, places)
 
-    def fetch(self, staged):
-        """The values of :meth:`stage`'s scalars, in one copy to the host; then its checks raise."""
-        if staged.joined is None:
-            return list(staged.scalars)
-        copied = dict(zip(staged.places, self.to_host(staged.joined).tolist(), strict=True))
-        copied = iter([copied[place] for place in range(len(staged.places))])
-        scalars = [next(copied) if hasattr(value, "shape") else value for value in staged.scalars]
-        for (_, error), failed in zip(staged.checks, copied, strict=True):
-            if failed:
-                raise error()
+    def fetch(self, *staged):
+        """The values of the scalars of :meth:`stage` (of each staging, one after another), in one copy to the
+        host; then their checks raise."""
+        joined = [part.joined for part in staged if part.joined is not None]
+        copied = iter(
+            self.to_host(joined[0] if len(joined) == 1 else self.xp.concat(joined)).tolist() if joined else []
+        )
+        scalars, failed = [], []
+        for part in staged:
+            by_place = dict(zip(part.places, [next(copied) for _ in part.places], strict=True))
+            ordered = iter([by_place[place] for place in range(len(part.places))])
+            scalars += [next(ordered) if hasattr(value, "shape") else value for value in part.scalars]
+            failed += [error for (_, error), fails in zip(part.checks, ordered, strict=True) if fails]
+        if failed:
+            raise failed[0]()
         return scalars
 
     def stacked(self, scalars):

@@ -161,8 +161,8 @@ def ranking_report(
 
 
 def report_in_namespace(names, requests, inputs, *, ties, average, namespace):
-    """The report of arrays of another ``namespace``, on their device: every metric measured in the same two
-    device steps (:func:`~sklearn_rankmetrics._core._inputs.measure_in_namespace`)."""
+    """The report of arrays of another ``namespace``, on their device: one sort, then a measure of each metric,
+    before one read of their means (:func:`~sklearn_rankmetrics._core._inputs.measure_in_namespace`)."""
     ties = check_option("ties", ties, TIES)
     measured = measure_in_namespace(requests, inputs, ties=ties, namespace=namespace, average=average, for_report=True)
     if not average:

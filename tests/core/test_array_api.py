@@ -567,7 +567,9 @@ DEVICE_COUNTS = {
     "r_precision": ((2, 80), (2, 135)),
     "rbp": ((2, 80), (2, 70)),
     "recall": ((2, 80), (2, 70)),
-    "report": ((3, 330), (2, 250)),
+    # The report measures each metric on its own (so that each replays as its own CUDA graph, whichever
+    # waits), about 12% more operations than one measure of all when nothing is recorded.
+    "report": ((3, 380), (2, 280)),
     "interpolated": ((2, 200), (2, 200)),
 }
 

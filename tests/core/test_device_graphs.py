@@ -64,8 +64,8 @@ def test_without_a_gpu_the_steps_run_as_they_are():
         calls.append("measure")
         return rows * 2, facts
 
-    found = _device_graphs.run_steps((1, 2), sort, read, measure, lambda *out: out, key=(("x",), ("y",)))
-    assert found == (6, (3,)) and calls == ["sort", "read", "measure"]
+    found = _device_graphs.run_steps((1, 2), sort, read, [measure], lambda out: out, keys=(("x",), [("y",)]))
+    assert found == [(6, (3,))] and calls == ["sort", "read", "measure"]
 
 
 # The emulated recorder.
@@ -269,21 +269,25 @@ def test_a_step_that_waits_for_the_device_runs_as_it_is_and_no_recording_is_trie
     assert len(tried) == 1  # the sort's: the measure was seen to read back before recording, so none was tried
 
 
-@pytest.mark.parametrize(
-    ("name", "arguments", "waits"),
-    [
-        ("a read back", lambda torch: (torch.arange(3.0).sum(),), lambda x: float(x)),
-        ("a data-dependent size", lambda torch: (torch.arange(3.0),), lambda x: x.nonzero()),
-        ("a mask", lambda torch: (torch.arange(3.0),), lambda x: x[x > 0]),
-        ("counts in an array", lambda torch: (torch.arange(3),), lambda x: x.repeat_interleave(x)),
-        ("none", lambda torch: (torch.arange(3.0),), lambda x: (x * 2).cumsum(0)[x.argsort()]),
-        ("counts given", lambda torch: (torch.arange(3),), lambda x: x.repeat_interleave(x, output_size=3)),
-    ],
-)
-def test_the_watch_sees_what_waits_for_the_device(name, arguments, waits):
+WAITS_OR_NOT = {
+    "a read back": (True, lambda torch, x: float(x.sum())),
+    "a data-dependent size": (True, lambda torch, x: x.nonzero()),
+    "a mask": (True, lambda torch, x: x[x > 1]),
+    "counts in an array": (True, lambda torch, x: x.repeat_interleave(x)),
+    "counts alone": (True, lambda torch, x: torch.repeat_interleave(x)),
+    "a condition alone": (True, lambda torch, x: torch.where(x > 1)),
+    "a comparison": (True, lambda torch, x: torch.equal(x, x)),
+    "array operations": (False, lambda torch, x: (x * 2).cumsum(0)[x.argsort()] + torch.where(x > 1, x, 0)),
+    "counts of a given total": (False, lambda torch, x: x.repeat_interleave(x, output_size=3)),
+}
+
+
+@pytest.mark.parametrize("name", list(WAITS_OR_NOT))
+def test_the_watch_sees_what_waits_for_the_device(name):
     torch = pytest.importorskip("torch")
-    _, waited = CudaGraphs(torch, None).watched(waits, arguments(torch))
-    assert waited == (name not in ("none", "counts given"))
+    waits, function = WAITS_OR_NOT[name]
+    _, waited = CudaGraphs(torch, None).watched(function, (torch, torch.arange(3)))
+    assert waited == waits
 
 
 def test_recording_is_switched_off_by_the_environment(recorder, monkeypatch):
@@ -387,13 +391,25 @@ def test_replayed_reports_equal_numpys(recorder, average, tied):
         for name, values in expected.items():
             np.testing.assert_allclose(np.asarray(found[name]), values, rtol=1e-12, err_msg=f"{seed} {name}")
     assert replayed.count("sort") >= 3
-    # The check of the recording (second call), then the third and fourth calls; with ties, ERR@20 reads its
-    # blocks above 20 back, so the measure runs as it is.
-    assert replayed.count("measure") == (0 if tied else 3)
+    # Each measure (a metric's, and the query ids' per query): the check of its recording (second call), then
+    # the third and fourth calls. Tied scores change the tie blocks, so the facts, from draw to draw.
+    assert replayed.count("measure") == (0 if tied else 3 * (len(REPORT) + (not average)))
+
+
+def test_a_measure_that_reads_back_keeps_none_of_the_reports_others_from_replaying(recorder):
+    torch, replayed = recorder
+    y_true, y_score, qid = grouped(0, tied=True)
+    tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+    expected = ranking_report(y_true, y_score, qid=qid, metrics=REPORT)
+    for _ in range(4):
+        with sklearn.config_context(array_api_dispatch=True):
+            assert ranking_report(*tensors[:2], qid=tensors[2], metrics=REPORT) == pytest.approx(expected, rel=1e-12)
+    # ERR@20 reads its tie blocks above 20 back: its measure runs as it is, the six others replay.
+    assert replayed.count("measure") == 3 * (len(REPORT) - 1)
 
 
 @pytest.mark.filterwarnings("ignore:Queries without a relevant document")
-def test_a_replayed_report_launches_a_few_operations_besides_its_two_graphs(recorder):
+def test_a_replayed_report_launches_a_few_operations_besides_its_graphs(recorder):
     torch, replayed = recorder
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -414,9 +430,9 @@ def test_a_replayed_report_launches_a_few_operations_besides_its_two_graphs(reco
         with Counting():
             found = report(tensors[0], tensors[1], qid=tensors[2])
     assert found == pytest.approx(report(y_true, y_score, qid=qid), rel=1e-12)
-    assert replayed[-2:] == ["sort", "measure"]
-    # The inputs copied into the sort's buffers (3) and the two reads' copies to the host, against about 250
-    # operations launched one by one (tests/core/test_array_api.py).
+    assert replayed[-6:] == ["sort"] + ["measure"] * 5  # six graphs: the sort and each metric's measure
+    # The inputs copied into the sort's buffers (3), the two reads' copies to the host and the joining of the
+    # five metrics' sums, against about 280 operations launched one by one (tests/core/test_array_api.py).
     assert Counting.launched <= 8, Counting.launched
 
 
