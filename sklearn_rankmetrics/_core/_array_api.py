@@ -141,7 +141,10 @@ def array_api_support(function=None, *, in_namespace=False):
     def computes_in_namespace(args, kwargs):
         if not callable(in_namespace):
             return in_namespace
-        bound = signature.bind(*args, **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:  # the call itself says what is wrong, naming the function
+            return False
         bound.apply_defaults()
         return in_namespace(**bound.arguments)
 

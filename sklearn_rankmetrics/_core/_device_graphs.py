@@ -152,48 +152,72 @@ class CudaGraphs:
         return True
 
 
-# What waits for the device, by the name of PyTorch's function: reads back to the host (a number or a
-# bool made of an array), and operations whose result's size depends on the data (they read it back).
-HOST_READS = {
-    *("__bool__", "__int__", "__float__", "__index__", "item", "tolist", "numpy", "cpu", "__array__", "__dlpack__"),
-    *("equal", "allclose", "is_nonzero", "__contains__"),
+# What waits for the device. PyTorch's functions that hand an array's values to the host (on the CPU no
+# operator shows it); ATen's operators that read a number back (every bool(), float(), int(), item() and
+# array given as a size or an index comes to the first), and those whose result's size depends on the data.
+LEAVING_FUNCTIONS = {"cpu", "numpy", "tolist", "__array__", "__dlpack__"}
+WAITING_OPERATORS = {
+    *("_local_scalar_dense", "equal"),
+    *("nonzero", "_unique", "_unique2", "unique_dim", "unique_consecutive", "masked_select", "bincount"),
 }
-DATA_DEPENDENT_SIZES = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 WATCHES = {}
 
 
 def waiting_watch(torch):
-    """A PyTorch function mode whose ``waited`` says whether a function called under it waited for the device:
-    one of :data:`HOST_READS` or :data:`DATA_DEPENDENT_SIZES`, indexing by a mask, ``where`` of a condition
-    alone, ``repeat_interleave`` by an array of counts of no given total, or a result in host memory from
-    arrays on a device."""
+    """A context whose ``waited`` says whether what ran inside it waited for the device: one of
+    :data:`LEAVING_FUNCTIONS` or :data:`WAITING_OPERATORS`, indexing by a mask, ``repeat_interleave`` by
+    counts of no given total, or a copy between host memory and the device (a constant made of host data
+    too).
+
+    It watches ATen's operators, below the Python functions, so that what a function does inside (an array
+    given as a size is read back) is seen too."""
     if torch not in WATCHES:
         from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
 
-        class Watch(TorchFunctionMode):
-            waited = False
+        class Functions(TorchFunctionMode):
+            def __init__(self, watch):
+                super().__init__()
+                self.watch = watch
 
             def __torch_function__(self, function, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                result = function(*args, **kwargs)
-                self.waited = self.waited or waits(function, args, kwargs, result)
-                return result
+                self.watch.waited |= getattr(function, "__name__", "") in LEAVING_FUNCTIONS
+                return function(*args, **(kwargs or {}))
 
-        def waits(function, args, kwargs, result):
-            name = getattr(function, "__name__", "")
-            if name in HOST_READS or name in DATA_DEPENDENT_SIZES:
+        class Operators(TorchDispatchMode):
+            def __init__(self, watch):
+                super().__init__()
+                self.watch = watch
+
+            def __torch_dispatch__(self, operator, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                self.watch.waited |= waits(operator, args, kwargs)
+                return operator(*args, **kwargs)
+
+        def waits(operator, args, kwargs):
+            name = operator._schema.name.split("::")[-1]
+            if name in WAITING_OPERATORS:
                 return True
-            if name in ("__getitem__", "__setitem__"):
-                index = args[1] if isinstance(args[1], tuple) else (args[1],)
-                return any(getattr(part, "dtype", None) == torch.bool for part in index)
-            if name == "where":
-                return len(args) + len(kwargs) == 1  # the condition's indices, as nonzero
-            if name == "repeat_interleave":  # counts given as an array (alone: the counts themselves)
-                counts = args[1] if len(args) > 1 else kwargs.get("repeats", args[0] if len(args) == 1 else None)
-                return isinstance(counts, torch.Tensor) and kwargs.get("output_size") is None
-            tensors = [value for value in args if isinstance(value, torch.Tensor)]
-            moved = isinstance(result, torch.Tensor) and result.device.type == "cpu"
-            return moved and any(tensor.device.type != "cpu" for tensor in tensors)
+            if name in ("index", "index_put", "index_put_"):  # a mask's places are found on the host
+                return any(getattr(index, "dtype", None) in (torch.bool, torch.uint8) for index in args[1])
+            if name == "repeat_interleave":  # its counts' total
+                return operator._overloadname == "Tensor" and kwargs.get("output_size") is None
+            if name in ("_to_copy", "copy_"):
+                source, target = (args[1].device, args[0].device) if name == "copy_" else (args[0].device, None)
+                target = torch.device(kwargs["device"]) if kwargs.get("device") is not None else target
+                return target is not None and (source.type == "cpu") != (target.type == "cpu")
+            if name in ("lift_fresh", "lift_fresh_copy"):  # a constant of host data on the device
+                return args[0].device.type != "cpu"
+            return False
+
+        class Watch(contextlib.ExitStack):
+            waited = False
+
+            def __enter__(self):
+                super().__enter__()
+                self.enter_context(Functions(self))
+                self.enter_context(Operators(self))
+                return self
 
         WATCHES[torch] = Watch
     return WATCHES[torch]()

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._array_api import array_api_compat, to_numpy
+from ._array_api import array_api_compat, is_foreign, to_numpy
 from ._device_graphs import keep
 from ._ranking import numpy_mean_without_nan
 from ._segment_layout import SegmentLayout
@@ -47,6 +47,9 @@ class ArrayApiOps:
     def asarray(self, values, dtype=None):
         if dtype is None and isinstance(values, np.ndarray) and values.dtype.kind == "f":
             dtype = self.float64
+        if dtype is not None and is_foreign(values) and array_api_compat().array_namespace(values) is self.xp._xp:
+            # An array of the namespace already: cast (PyTorch's asarray warns of a tensor that requires grad).
+            return self.xp.astype(values, dtype, copy=False, device=self.device)
         return self.xp.asarray(values, dtype=dtype, device=self.device)
 
     def table(self, values):
@@ -291,8 +294,9 @@ class ArrayApiOps:
         row_start = self.arange(0, n_rows * (n_values + 1), n_values + 1)[:, None]
         counts = []
         for segment_starts in starts:
-            at = xp.take(running, xp.reshape(row_start + self.layout(segment_starts, n_values).bounds, (-1,)))
-            at = xp.reshape(at, (n_rows, -1))
+            bounds = self.layout(segment_starts, n_values).bounds
+            at = xp.take(running, xp.reshape(row_start + bounds, (-1,)))
+            at = xp.reshape(at, (n_rows, bounds.shape[0]))  # no row at all: no -1 to infer
             counts.append(at[:, 1:] - at[:, :-1])
         return counts
 

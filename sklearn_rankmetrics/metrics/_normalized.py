@@ -17,8 +17,9 @@ from .._core._validation import check_k, check_real
 from ._cascade import _expected_reciprocal_rank
 from ._dcg import _dcg, gain_values
 
-# The cached facts of a ranking that its blocks of ties, its rows not retrieved or its depth make.
-RANKING_FACTS = ("block_sizes", "block_first", "query_block_starts", "query_of_block", "n_retrieved", "top_label")
+# The cached facts of a ranking that its blocks of ties, its rows not retrieved or its depth make. (Its top
+# label is the ideal's too: the same judged labels, so a device need not read it back again.)
+RANKING_FACTS = ("block_sizes", "block_first", "query_block_starts", "query_of_block", "n_retrieved")
 
 
 def ideal_ranking(ranking):

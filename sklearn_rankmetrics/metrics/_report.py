@@ -25,6 +25,8 @@ SET_BY_THE_REPORT = {
 def computes_in_namespace(*, metrics, confidence_level, **arguments):
     """Whether a report runs in its arrays' namespace: each metric's kernel can, and no interval is asked for."""
     try:
+        if iter(metrics) is metrics:  # an iterator, which only the report may read
+            return False
         return confidence_level is None and all(parse_metric_name(name)[0].in_namespace is True for name in metrics)
     except (TypeError, ValueError):
         return False  # the host path raises the error that names the fix
@@ -118,6 +120,8 @@ def ranking_report(
             raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
         n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
     names, requests = list(metrics), []  # each metric's kernel, its options and its zero_division
+    if not names:
+        raise ValueError("metrics names no metric: pass at least one metric name, such as ['ndcg@10'].")
     for name in names:
         _, kernel, options = shared_kernel(name, caller="ranking_report", set_by_caller=SET_BY_THE_REPORT)
         requests.append((kernel, options, options.pop("zero_division", zero_division)))

@@ -4,6 +4,7 @@ import inspect
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import compare_rankings, get_ranking_scorer_names, ndcg_score, ranking_report
@@ -168,3 +169,26 @@ def test_returned_query_ids_keep_ids_that_differ_only_by_trailing_nuls():
     expected = np.unique(plain)
     assert ids.dtype == expected.dtype
     np.testing.assert_array_equal(ids, expected)
+
+
+def test_metrics_given_by_a_generator_are_read_once_on_every_path():
+    torch = pytest.importorskip("torch")
+    y_true, y_score, qid = [1.0, 0, 0, 1], [0.4, 0.3, 0.2, 0.1], [0, 0, 1, 1]
+    expected = ranking_report(y_true, y_score, qid=qid, metrics=["map", "mrr"])
+    tensors = [torch.as_tensor(values) for values in (y_true, y_score, qid)]
+    with sklearn.config_context(array_api_dispatch=True):  # the dispatch must not read the names first
+        found = ranking_report(*tensors[:2], qid=tensors[2], metrics=(name for name in ["map", "mrr"]))
+    assert found == pytest.approx(expected)
+
+
+def test_a_report_of_no_metric_is_refused():
+    with pytest.raises(ValueError, match=r"metrics names no metric: pass at least one metric name"):
+        ranking_report([1.0, 0], [0.2, 0.1], qid=[0, 0], metrics=[])
+
+
+def test_an_unknown_option_of_a_dispatched_function_is_named_by_python():
+    torch = pytest.importorskip("torch")
+    tensors = [torch.tensor([1.0, 0]), torch.tensor([0.2, 0.1])]
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.raises(TypeError, match=r"ranking_report\(\) got an unexpected keyword argument 'foo'"):
+            ranking_report(*tensors, qid=torch.tensor([0, 0]), foo=1)
