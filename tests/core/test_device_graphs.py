@@ -339,13 +339,8 @@ def test_threads_share_the_graphs_and_each_gets_its_own_values(recorder):
     assert replayed.count("measure") > 0
 
 
-@pytest.mark.parametrize("name", ["ndcg", "map", "mrr", "precision", "recall", "r_precision", "rbp", "err"])
-@pytest.mark.parametrize("tied", [True, False], ids=["ties", "distinct"])
-def test_a_replayed_call_launches_a_few_operations_besides_its_two_graphs(recorder, name, tied):
-    torch, replayed = recorder
-    if name == "err" and tied:
-        pytest.skip("ERR reads its tie blocks above k inside its measure: only its sort replays")
-    metric = functools.partial(METRICS[name], **({"k": 10} if name not in ("map", "r_precision", "rbp") else {}))
+def launched_by_a_third_call(torch, call):
+    """``call()``'s result at its third call (under dispatch), and the operations it launched besides replays."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Counting(TorchDispatchMode):
@@ -356,18 +351,28 @@ def test_a_replayed_call_launches_a_few_operations_besides_its_two_graphs(record
                 Counting.launched += 1
             return function(*args, **(kwargs or {}))
 
+    with sklearn.config_context(array_api_dispatch=True):
+        call(), call()
+        with Counting():
+            found = call()
+    return found, Counting.launched
+
+
+@pytest.mark.parametrize("name", ["ndcg", "map", "mrr", "precision", "recall", "r_precision", "rbp", "err"])
+@pytest.mark.parametrize("tied", [True, False], ids=["ties", "distinct"])
+def test_a_replayed_call_launches_a_few_operations_besides_its_two_graphs(recorder, name, tied):
+    torch, replayed = recorder
+    if name == "err" and tied:
+        pytest.skip("ERR reads its tie blocks above k inside its measure: only its sort replays")
+    metric = functools.partial(METRICS[name], **({"k": 10} if name not in ("map", "r_precision", "rbp") else {}))
     y_true, y_score, qid = grouped(0, tied=tied)
     tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
-    with sklearn.config_context(array_api_dispatch=True):
-        for _ in range(2):
-            metric(tensors[0], tensors[1], qid=tensors[2])
-        with Counting():
-            found = metric(tensors[0], tensors[1], qid=tensors[2])
+    found, launched = launched_by_a_third_call(torch, functools.partial(metric, *tensors[:2], qid=tensors[2]))
     assert found == pytest.approx(metric(y_true, y_score, qid=qid), rel=1e-12)
     assert replayed[-2:] == ["sort", "measure"]
     # The inputs copied into the sort's buffers (3), the two reads' copies to the host and the per-query values
     # cloned, against about 90 operations launched one by one (tests/core/test_array_api.py).
-    assert Counting.launched <= 8, Counting.launched
+    assert launched <= 8, launched
 
 
 REPORT = ["ndcg@10", "map", "mrr@10", "err@20", "precision@10", "rbp", "r_precision(zero_division=nan)"]
@@ -414,29 +419,15 @@ def test_a_measure_that_reads_back_keeps_none_of_the_reports_others_from_replayi
 @pytest.mark.filterwarnings("ignore:Queries without a relevant document")
 def test_a_replayed_report_launches_a_few_operations_besides_its_graphs(recorder):
     torch, replayed = recorder
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Counting(TorchDispatchMode):
-        launched = 0
-
-        def __torch_dispatch__(self, function, types, args=(), kwargs=None):
-            if not Tape.replaying:
-                Counting.launched += 1
-            return function(*args, **(kwargs or {}))
-
     y_true, y_score, qid = grouped(0)
     tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
     report = functools.partial(ranking_report, metrics=REPORT[:5])
-    with sklearn.config_context(array_api_dispatch=True):
-        for _ in range(2):
-            report(tensors[0], tensors[1], qid=tensors[2])
-        with Counting():
-            found = report(tensors[0], tensors[1], qid=tensors[2])
+    found, launched = launched_by_a_third_call(torch, functools.partial(report, *tensors[:2], qid=tensors[2]))
     assert found == pytest.approx(report(y_true, y_score, qid=qid), rel=1e-12)
     assert replayed[-6:] == ["sort"] + ["measure"] * 5  # six graphs: the sort and each metric's measure
     # The inputs copied into the sort's buffers (3), the two reads' copies to the host and the joining of the
     # five metrics' sums, against about 280 operations launched one by one (tests/core/test_array_api.py).
-    assert Counting.launched <= 8, Counting.launched
+    assert launched <= 8, launched
 
 
 # Found by the hostile review: the device path (recorded or not) against numpy's, on inputs at the edges.
@@ -466,12 +457,17 @@ EDGES = {
 }
 
 
-@pytest.mark.parametrize("record", [False, True], ids=["as it is", "recorded"])
-@pytest.mark.parametrize("edge", list(EDGES))
-def test_edges_of_the_device_path_give_numpys_value_or_error(recorder, monkeypatch, edge, record):
-    torch, _ = recorder
-    if not record:
+@pytest.fixture(params=[False, True], ids=["as it is", "recorded"])
+def recorded_or_not(request, recorder, monkeypatch):
+    """:func:`recorder`, and recording switched off in one of the two runs."""
+    if not request.param:
         monkeypatch.setenv(_device_graphs.SWITCH, "0")
+    return recorder
+
+
+@pytest.mark.parametrize("edge", list(EDGES))
+def test_edges_of_the_device_path_give_numpys_value_or_error(recorded_or_not, edge):
+    torch, _ = recorded_or_not
     name, y_true, y_score, qid, weight, options = EDGES[edge]
     y_true, y_score = np.asarray(y_true), np.asarray(y_score)
     if edge == "huge weights":
@@ -495,13 +491,10 @@ def test_edges_of_the_device_path_give_numpys_value_or_error(recorder, monkeypat
                 assert call(**options) == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.parametrize("record", [False, True], ids=["as it is", "recorded"])
 @pytest.mark.parametrize("name", sorted(METRICS))
-def test_labels_all_zero_give_numpys_values_on_the_device(recorder, monkeypatch, name, record):
+def test_labels_all_zero_give_numpys_values_on_the_device(recorded_or_not, name):
     # Found by the hostile review: NDCG's ideal of no grade at all reshaped an empty matrix.
-    torch, _ = recorder
-    if not record:
-        monkeypatch.setenv(_device_graphs.SWITCH, "0")
+    torch, _ = recorded_or_not
     y_true, y_score, qid = np.zeros(7), np.arange(7.0), np.array([1, 1, 1, 2, 2, 2, 3])
     metric = functools.partial(METRICS[name], average=False)
     expected = metric(y_true, y_score, qid=qid)
