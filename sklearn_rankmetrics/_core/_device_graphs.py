@@ -22,7 +22,8 @@ recorded for another reason, or whose replay differs, runs as it is from
 then on. Graphs keep the memory of their operations: at most
 ``SORTS`` sorts and ``MEASURES`` measures for each are kept (least recently
 used out), the measures of one sort sharing one pool, since they run one at a
-time and their outputs are consumed before the next replays.
+time and each one's outputs are copied out of its graph as soon as it
+replays (a small copy: per-query values and a few sums).
 ``RANKMETRICS_CUDA_GRAPHS=0`` turns recording off. Every other namespace and
 device runs the steps as they are.
 """
@@ -43,9 +44,8 @@ def run_steps(inputs, sort, read, measures, conclude, *, keys=None):
 
     ``read`` is the host's one read between the steps and returns the facts
     (a tuple of numbers) that fix the measures' operations with their metrics
-    and options. Each measure returns first a list of the arrays that the
-    caller keeps (copied out of a replay, which the next one overwrites);
-    ``conclude`` runs before another call replays. ``keys`` is a pair of what
+    and options. The outputs of a replayed measure are copied out of its
+    graph. ``keys`` is a pair of what
     else each step's Python code decides by: the sort's options (hashable),
     and for each measure its metric and options (hashable; None: that measure
     runs as it is). None: run every step as it is. Each step must build what
@@ -134,6 +134,14 @@ class CudaGraphs:
             KEPT.arrays = None
             torch.cuda.current_stream().wait_stream(stream)
         return Recorded(graph, outputs, kept)
+
+    def copied(self, outputs):
+        """A step's outputs (tuples, lists and named tuples of them) with their arrays copied."""
+        if isinstance(outputs, tuple) and hasattr(outputs, "_fields"):
+            return type(outputs)(*map(self.copied, outputs))
+        if isinstance(outputs, (tuple, list)):
+            return type(outputs)(map(self.copied, outputs))
+        return outputs.clone() if isinstance(outputs, self.torch.Tensor) else outputs
 
     def agree(self, found, expected):
         """Whether two steps' outputs hold the same arrays (NaN equal to NaN) and numbers."""
@@ -324,8 +332,8 @@ class Graphs:
         on_graph = entry.recorded is not None  # only a recorded sort's rows stay where a recording reads them
         recorded = recall(entry.measures, key) if on_graph else None
         if recorded is not None and recorded is not FAILED:
-            kept, *rest = recorded.replay()  # the caller keeps copies: the next replay overwrites the graph's own
-            return ([None if array is None else array.clone() for array in kept], *rest)
+            # Copies: the next replay of a measure that shares its pool may overwrite the graph's arrays.
+            return backend.copied(recorded.replay())
         if on_graph and recorded is None and seen in self.seen:  # its second sight: record it, unless it waits
             outputs, waited = backend.watched(measure, (rows, facts))
             recorded = None if waited else backend.record(measure, (rows, facts), pool=entry.pool)

@@ -173,28 +173,27 @@ def measure_in_namespace(requests, inputs, *, ties, namespace, average=True, for
             ranking = ranking_in_namespace(rows, facts, ties=ties, ops=ops)[0]
             values, defined = metric(ranking, **params)
             values, weights = ranking.fill_undefined(values, defined, zero_division), ranking.query_weights
-            if not average:  # what the caller keeps (a replay's are copied out)
-                return [values], values, weights, ops.stage()
+            if not average:
+                return values, weights, ops.stage()
             undefined = [ops.xp.sum(ops.astype(~defined, ops.xp.int64))] if for_report else []
-            return [], values, weights, ops.stage(*ops.weighted_sums([values], weights), *undefined)
+            return values, weights, ops.stage(*ops.weighted_sums([values], weights), *undefined)
 
         return measure
 
     def first_rows(rows, facts):  # of each query in rank order, where the report finds its id
         ops = ArrayApiOps(*namespace)
         ranking = ranking_in_namespace(rows, facts, ties=ties, ops=ops)[0]
-        firsts = ops.xp.take(rows.order, ranking.query_starts)
-        return [firsts], firsts, None, ops.stage()
+        return ops.xp.take(rows.order, ranking.query_starts), None, ops.stage()
 
     def conclude(measured):
         ops = ArrayApiOps(*namespace)
-        found = iter(ops.fetch(*(staged for *_, staged in measured)))  # and the metrics' checks raise
-        n_queries = measured[0][1].shape[0] if measured else 0  # each measure's values are per query
+        found = iter(ops.fetch(*(staged for _, _, staged in measured)))  # and the metrics' checks raise
+        n_queries = measured[0][0].shape[0] if measured else 0  # each measure's values are per query
         if not average:
-            values = [kept[0] for kept, *_ in measured]
+            values = [values for values, _, _ in measured]
             return Measured(values[: len(requests)], values[-1] if for_report else None, None, None, n_queries)
         means, n_undefined = [], []
-        for _, values, weights, _ in measured:
+        for values, weights, _ in measured:
             sums = [next(found), next(found)]  # the values' (weighted) sum and the total weight
             means += ops.means_of_sums(sums, [values], weights)
             n_undefined += [int(next(found))] if for_report else []

@@ -82,7 +82,8 @@ class ArrayApiOps:
         checks, self.pending = self.pending, []
         on_device = [value for value in scalars if hasattr(value, "shape")] + [failed for failed, _ in checks]
         joined, places = self.stacked(on_device) if on_device else (None, [])
-        return Staged(scalars, checks, joined, places)
+        numbers = tuple(ON_DEVICE if hasattr(value, "shape") else value for value in scalars)
+        return Staged(numbers, [error for _, error in checks], joined, places)
 
     def fetch(self, *staged):
         """The values of the scalars of :meth:`stage` (of each staging, one after another), in one copy to the
@@ -95,8 +96,8 @@ class ArrayApiOps:
         for part in staged:
             by_place = dict(zip(part.places, [next(copied) for _ in part.places], strict=True))
             ordered = iter([by_place[place] for place in range(len(part.places))])
-            scalars += [next(ordered) if hasattr(value, "shape") else value for value in part.scalars]
-            failed += [error for (_, error), fails in zip(part.checks, ordered, strict=True) if fails]
+            scalars += [next(ordered) if value is ON_DEVICE else value for value in part.numbers]
+            failed += [error for error, fails in zip(part.errors, ordered, strict=True) if fails]
         if failed:
             raise failed[0]()
         return scalars
@@ -430,9 +431,13 @@ class ArrayApiOps:
         return [(mean, bool(flag)) for mean, flag in zip(found[::2], found[1::2], strict=True)]
 
 
-class Staged(namedtuple("Staged", ["scalars", "checks", "joined", "places"])):
-    """Scalars and checks staged for one copy to the host (:meth:`ArrayApiOps.stage`): the scalars as given, the
-    pending checks, the 0-d arrays among them joined on the device and where each lies in the joined array."""
+class Staged(namedtuple("Staged", ["numbers", "errors", "joined", "places"])):
+    """Scalars and checks staged for one copy to the host (:meth:`ArrayApiOps.stage`): the numbers given
+    (:data:`ON_DEVICE` for each 0-d array), the errors of the pending checks, the arrays and the checks' results
+    joined on the device, and where each lies in the joined array. Its one array is ``joined``."""
+
+
+ON_DEVICE = object()  # a staged scalar that is a 0-d array, read with the joined array
 
 
 TABLES, TABLES_LOCK = {}, threading.Lock()
