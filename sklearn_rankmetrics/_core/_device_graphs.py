@@ -1,9 +1,10 @@
 """A metric call's device steps recorded once as CUDA graphs and replayed (PyTorch on a GPU).
 
-A metric call on a device runs two steps around one read back to the host:
+A metric call on a device runs its steps around one read back to the host:
 sorting the rows (the inputs to the arrays a ranking is built from, and the
-facts the host reads) and measuring (those arrays and the facts to the
-per-query values and the sums of their mean). Each step's operations follow
+facts the host reads), then measuring, once per metric (a report's several),
+those arrays and the facts to the per-query values and the sums of their
+mean. Each step's operations follow
 from its Python inputs alone: the sort's from the inputs' shapes and dtypes
 and the options, the measure's from the facts read and the metric and its
 options. So when a call repeats them (a validation set scored again, one
@@ -326,9 +327,10 @@ class Graphs:
 
         ``seen`` is the sort's signature, the measure's key and the facts.
         """
-        key, facts = seen[1:], seen[2]
-        if seen[1] is None:  # what it decides by cannot be told: it runs as it is
+        _, measure_key, facts = seen
+        if measure_key is None:  # what it decides by cannot be told: it runs as it is
             return measure(rows, facts)
+        key = seen[1:]
         on_graph = entry.recorded is not None  # only a recorded sort's rows stay where a recording reads them
         recorded = recall(entry.measures, key) if on_graph else None
         if recorded is not None and recorded is not FAILED:

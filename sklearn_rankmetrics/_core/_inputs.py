@@ -199,9 +199,11 @@ def measure_in_namespace(requests, inputs, *, ties, namespace, average=True, for
             n_undefined += [int(next(found))] if for_report else []
         return Measured(None, None, reported_means(means), n_undefined, n_queries)
 
-    keys = [options_key(metric, average, zero_division, params=params) for metric, params, zero_division in requests]
     measures = [measuring(*request) for request in requests]
-    keys = [None if key is None else (for_report, key) for key in keys]
+    keys = [
+        options_key(metric, average, zero_division, for_report, params=params)
+        for metric, params, zero_division in requests
+    ]
     if for_report and not average:
         measures, keys = [*measures, first_rows], [*keys, ("first rows",)]
     return run_steps(inputs, sort, read, measures, conclude, keys=((ties,), keys))

@@ -32,7 +32,6 @@ class ArrayApiOps:
     """
 
     compacts = False  # subsets of rows stay masked rows: a compacted subset's size is data-dependent
-    parallel = False  # the device runs one kernel after another: the kernels' threads gain nothing
 
     def __init__(self, xp, device):
         self.xp, self.device, self.bool = Namespace(xp), device, xp.bool
@@ -381,16 +380,13 @@ class ArrayApiOps:
         before = self.concat((self.zeros(1, dtype=running.dtype), running[:-1]))
         return self.xp.searchsorted(running, self.xp.take(before, starts) + 1)
 
-    def weighted_means(self, columns, weights=None, also=()):
-        """The weighted mean of each array's values that are not NaN, with whether any value enters it.
+    def weighted_means(self, columns, weights=None):
+        """The weighted mean of each array's values that are not NaN, with whether any value enters it, in one read.
 
         Returns a list of ``(mean, entered)`` pairs (``entered`` is False where
-        no value, or only zero weights, enter the mean) and the values of the
-        0-d arrays ``also``: all in one read.
+        no value, or only zero weights, enter the mean).
         """
-        sums = self.weighted_sums(columns, weights)
-        found = self.read(*sums, *also)
-        return self.means_of_sums(found[: len(sums)], columns, weights), found[len(sums) :]
+        return self.means_of_sums(self.read(*self.weighted_sums(columns, weights)), columns, weights)
 
     def weighted_sums(self, columns, weights=None):
         """Each array's sum (of its values times the weights) and the total weight, for :meth:`means_of_sums`."""

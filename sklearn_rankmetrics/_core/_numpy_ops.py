@@ -235,7 +235,6 @@ class NumpyOps:
     float64 = np.float64
     bool = np.bool_
     compacts = True  # subsets of rows are compacted (a namespace may keep them whole, masked)
-    parallel = True  # numpy releases the GIL: independent kernels run side by side
 
     def asarray(self, values, dtype=None):
         return np.asarray(values, dtype=dtype)

@@ -316,24 +316,20 @@ class Ranking:
         if not average:
             self.ops.flush()
             return values
-        return self.means([values])[0][0]
+        return self.means([values])[0]
 
     def fill_undefined(self, values, defined, zero_division):
         """The per-query values with ``zero_division`` where the metric is undefined."""
         return self.xp.where(defined, values, check_zero_division(zero_division))
 
-    def means(self, columns, also=()):
-        """The weighted mean of each per-query array's values that are not NaN (nan, with a warning, if none).
-
-        Returns the means and the values of the 0-d arrays ``also``: a
-        namespace reads them all back in one copy (see :meth:`NumpyOps.read`).
-        """
+    def means(self, columns):
+        """The weighted mean of each per-query array's values that are not NaN (nan, with a warning, if none): a
+        namespace reads them all back in one copy (see :meth:`ArrayApiOps.weighted_means`)."""
         if self.ops.compacts:
             found = [numpy_mean_without_nan(values, self.query_weights) for values in columns]
-            also = self.ops.read(*also)
         else:
-            found, also = self.ops.weighted_means(columns, self.query_weights, also)
-        return reported_means(found), also
+            found = self.ops.weighted_means(columns, self.query_weights)
+        return reported_means(found)
 
 
 def reported_means(found):

@@ -318,7 +318,7 @@ def rank_biased_precision_score(
     if not average:
         ranking.ops.flush()
         return tuple(both)
-    return tuple(ranking.means(both)[0])  # one read from a device
+    return tuple(ranking.means(both))  # one read from a device
 
 
 @array_api_support(in_namespace=True)
@@ -391,5 +391,5 @@ def interpolated_precision_score(
     if not average:
         ranking.ops.flush()
         return values
-    means = ranking.means([values[:, level] for level in range(values.shape[1])])[0]  # one read from a device
+    means = ranking.means([values[:, level] for level in range(values.shape[1])])  # one read from a device
     return ranking.ops.asarray(np.array(means))

@@ -141,8 +141,7 @@ def ranking_report(
     _ = ranking.positions  # computed once here rather than by several threads at once
     # The metrics only read the shared ranking, and numpy releases the GIL in
     # its loops: they run side by side, one per core.
-    in_turn = map_in_threads if ranking.ops.parallel else lambda function, items: list(map(function, items))
-    results = in_turn(lambda request: request[0](ranking, **request[1]), requests)
+    results = map_in_threads(lambda request: request[0](ranking, **request[1]), requests)
     filled = [
         ranking.fill_undefined(values, defined, name_zero_division)
         for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
@@ -153,7 +152,7 @@ def ranking_report(
             "qid": query_ids(qid, first_rows, ranking.n_queries, ranking.ops),
             **dict(zip(names, filled, strict=True)),
         }
-    means = ranking.means(filled)[0]
+    means = ranking.means(filled)
     n_undefined = [int(np.count_nonzero(~defined)) for _, defined in results]
     intervals = [
         mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng)
