@@ -1,33 +1,41 @@
 # `make example` and `make test` do all set-up on a fresh machine: they build
-# .venv from this project's own files, then run.
+# .venv from this project's own files, then run. The example installs only what
+# it needs (the `example` extra); the tests install the `test` extra beside it.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: example test lint bench docs docs-check
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	touch $@
+
+$(VENV)/.example: pyproject.toml $(VENV)/.created
+	$(BIN)/python -m pip install --quiet -e ".[example]"
+	touch $@
+
+$(VENV)/.test: pyproject.toml $(VENV)/.created
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@
 
-example: $(VENV)/.installed
+example: $(VENV)/.example
 	$(BIN)/python examples/tune_ranker.py
 
-test: $(VENV)/.installed
+test: $(VENV)/.test
 	$(BIN)/python -m pytest
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.test
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.test
 	$(BIN)/python -m pip install --quiet -e ".[benchmarks]"
 	$(BIN)/python benchmarks/bench_metrics.py
 
 # The site: Sphinx with numpydoc, MyST and sphinx-gallery (the examples run); warnings are errors.
-docs: $(VENV)/.installed
+docs: $(VENV)/.test
 	$(BIN)/python -m pip install --quiet -e ".[docs]"
 	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
 

@@ -29,7 +29,7 @@ templates_path = ["_templates"]
 # The metric tables of the user guide, generated from the registry (docs/generated is not under version control).
 GENERATED = Path(__file__).parent / "generated"
 GENERATED.mkdir(exist_ok=True)
-from sklearn_rankmetrics.metrics._registry import conventions_table, metric_table  # noqa: E402
+from sklearn_rankmetrics.registry._registry import conventions_table, metric_table  # noqa: E402
 
 (GENERATED / "metric_table.md").write_text(metric_table())
 (GENERATED / "conventions_table.md").write_text(conventions_table())

@@ -1,8 +1,9 @@
 """Grouped ranking metrics and scorers for scikit-learn model selection.
 
 Every public name is importable from here; each lives in the subpackage of its
-layer (:mod:`.metrics`, :mod:`.model_selection`, :mod:`.stats`, :mod:`.datasets`)
-and is imported on first use.
+layer (:mod:`.metrics`, :mod:`.recommenders`, :mod:`.registry`,
+:mod:`.model_selection`, :mod:`.stats`, :mod:`.trec`, :mod:`.datasets`) and is
+imported on first use.
 """
 
 from ._core._lazy import lazy_exports
@@ -10,18 +11,15 @@ from ._core._lazy import lazy_exports
 __version__ = "0.1.0.dev0"
 
 _EXPORTS = {
+    # The ranking metrics; the accuracy ones take candidates= from the recommenders floor (see metrics/__init__.py).
     ".metrics": (
         "alpha_ndcg_score",
-        "average_popularity_score",
         "bpref_score",
-        "catalog_coverage",
         "compatibility_score",
         "cumulative_gain_score",
         "dcg_score",
-        "expected_exposure_loss",
         "expected_reciprocal_rank_score",
         "f1_at_k_score",
-        "gini_index",
         "hit_rate_score",
         "insq_score",
         "inst_score",
@@ -29,33 +27,36 @@ _EXPORTS = {
         "intent_aware_err_score",
         "intent_aware_precision_score",
         "interpolated_precision_score",
-        "intra_list_diversity_score",
-        "long_tail_share_score",
         "mean_average_precision_score",
         "mean_reciprocal_rank_score",
-        "metric_info",
-        "MetricInfo",
         "ncg_score",
         "ndcg_score",
         "normalized_err_score",
         "normalized_intent_aware_err_score",
         "novelty_rank_biased_precision_score",
-        "novelty_score",
         "ordered_pair_accuracy_score",
         "precision_at_k_score",
         "q_measure_score",
         "r_precision_score",
         "rank_biased_overlap",
         "rank_biased_precision_score",
-        "ranking_report",
-        "RankingCurveDisplay",
         "recall_at_k_score",
+        "subtopic_recall_score",
+    ),
+    ".recommenders": (
+        "average_popularity_score",
+        "catalog_coverage",
+        "expected_exposure_loss",
+        "gini_index",
+        "intra_list_diversity_score",
+        "long_tail_share_score",
+        "novelty_score",
         "sample_candidates",
         "serendipity_score",
         "shannon_entropy",
-        "subtopic_recall_score",
         "user_coverage",
     ),
+    ".registry": ("MetricInfo", "RankingCurveDisplay", "metric_info", "ranking_report"),
     ".model_selection": (
         "GroupedRanker",
         "QueryGroupWarning",
@@ -81,6 +82,16 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     _EXPORTS,
     globals(),
-    submodules=("dask", "datasets", "metrics", "model_selection", "stats", "trec", "trec_eval"),
+    submodules=(
+        "dask",
+        "datasets",
+        "metrics",
+        "model_selection",
+        "recommenders",
+        "registry",
+        "stats",
+        "trec",
+        "trec_eval",
+    ),
 )
 del lazy_exports

@@ -13,9 +13,9 @@ import warnings
 import numpy as np
 
 from ._core._validation import check_flag, check_zero_division, plain
-from .metrics._names import parse_metric_name
-from .metrics._report import ranking_report as in_memory_report
-from .metrics._report import warn_undefined_queries
+from .registry._names import parse_metric_name
+from .registry._report import ranking_report as in_memory_report
+from .registry._report import warn_undefined_queries
 
 __all__ = ["ranking_report"]
 

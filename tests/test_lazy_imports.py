@@ -5,6 +5,7 @@ Every public name stays importable from the top, as an attribute, by
 """
 
 import importlib
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -62,3 +63,19 @@ def test_an_unknown_name_is_an_attribute_error():
         sklearn_rankmetrics.ndcg  # noqa: B018
     with pytest.raises(ImportError, match="cannot import name 'ndcg'"):
         exec("from sklearn_rankmetrics import ndcg", {})
+
+
+@pytest.mark.parametrize("package", ["metrics", "recommenders", "registry", "model_selection", "stats"])
+def test_each_face_offers_the_top_levels_object_for_each_name(package):
+    face = importlib.import_module(f"sklearn_rankmetrics.{package}")
+    for name in face.__all__:
+        assert getattr(face, name) is getattr(sklearn_rankmetrics, name), name
+
+
+def test_the_public_accuracy_metrics_pickle_by_reference():
+    import pickle
+
+    for name in ("ndcg_score", "mean_average_precision_score", "recall_at_k_score", "rank_biased_precision_score"):
+        function = getattr(sklearn_rankmetrics, name)
+        assert pickle.loads(pickle.dumps(function)) is function
+        assert "candidates" in inspect.signature(function).parameters

@@ -35,7 +35,7 @@ from sklearn_rankmetrics import (
     ranking_report,
     subtopic_recall_score,
 )
-from sklearn_rankmetrics.metrics._registry import METRICS
+from sklearn_rankmetrics.registry._registry import METRICS
 
 DIVERSITY = [alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score]
 INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]

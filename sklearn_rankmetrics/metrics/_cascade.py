@@ -12,7 +12,6 @@ from .._core._docs import fill_doc
 from .._core._inputs import evaluate
 from .._core._numpy_ops import segment_accumulate, segment_rows
 from .._core._validation import check_real
-from ._candidate_options import accepts_candidates
 from ._dcg import MAX_EXPONENTIAL_LABEL, of_labels
 from ._precision import relevance
 from ._tie_expectations import DEVICE_BLOCK, padded_block_stops, tied_reciprocal_stops
@@ -220,7 +219,6 @@ def tied_block_stops(ops, go_on, offsets, sizes, first, tied, k, n_tied, n_tied_
     return (spread[:, 0], spread[:, 1]) if with_products else spread[:, 0]
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def mean_reciprocal_rank_score(
@@ -292,7 +290,6 @@ def mean_reciprocal_rank_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def expected_reciprocal_rank_score(

@@ -8,7 +8,6 @@ from .._core._inputs import evaluate
 from .._core._numpy_ops import NUMPY
 from .._core._ranking import ratio
 from .._core._validation import check_k, check_option
-from ._candidate_options import accepts_candidates
 
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")
@@ -197,7 +196,6 @@ def _ndcg(ranking, *, k=None, gain="linear", discount="log2"):
     return _dcg(ranking, k=k, gain=gain, discount=discount, normalize=True)
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def cumulative_gain_score(
@@ -261,7 +259,6 @@ def cumulative_gain_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def dcg_score(
@@ -330,7 +327,6 @@ def dcg_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def ndcg_score(

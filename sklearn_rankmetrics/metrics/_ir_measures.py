@@ -12,7 +12,6 @@ from .._core._docs import fill_doc
 from .._core._inputs import evaluate, rank_queries
 from .._core._ranking import judged_in_rank_order, ratio
 from .._core._validation import as_float_array, check_flag, check_option, check_real, check_zero_division, plain
-from ._candidate_options import accepts_candidates
 from ._dcg import _dcg
 from ._precision import RelevantRows, relevance
 from ._tie_expectations import cutoff_probabilities
@@ -142,7 +141,6 @@ def check_recall_levels(recall_levels):
     return levels
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def bpref_score(
@@ -223,7 +221,6 @@ def bpref_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def rank_biased_precision_score(

@@ -7,7 +7,6 @@ from .._core._docs import fill_doc
 from .._core._inputs import evaluate
 from .._core._ranking import ratio
 from .._core._validation import check_k, check_option, check_real
-from ._candidate_options import accepts_candidates
 from ._dcg import rank_weights
 
 DENOMINATORS = ("relevant", "capped")
@@ -215,7 +214,6 @@ def harmonic_sums(ranking, visible, k):
     return xp.take(table, ranking.block_first * width + ops.astype(visible, xp.int64))
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def precision_at_k_score(
@@ -284,7 +282,6 @@ def precision_at_k_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def recall_at_k_score(
@@ -379,7 +376,6 @@ def recall_at_k_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def r_precision_score(
@@ -444,7 +440,6 @@ def r_precision_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def mean_average_precision_score(
@@ -527,7 +522,6 @@ def mean_average_precision_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def hit_rate_score(
@@ -594,7 +588,6 @@ def hit_rate_score(
     )
 
 
-@accepts_candidates
 @array_api_support(in_namespace=True)
 @fill_doc
 def f1_at_k_score(

@@ -16,8 +16,8 @@ import inspect
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..metrics._dcg import ndcg_score
-from ..metrics._names import parse_metric_name
+from ..registry._names import parse_metric_name
+from ..registry._registry import BY_FUNCTION
 from ._guards import Run
 
 # A fit with early stopping validates on one query at least and trains on two at least.
@@ -133,7 +133,7 @@ def catboost_params(estimator, X_val, y_val, group, metric, name, rounds):
     """CatBoost: the held-out queries as an evaluation Pool with ``group_id``; its own metric of that name."""
     catboost = import_booster("catboost")
     score_func, options = parse_metric_name(name)
-    if score_func is ndcg_score and options.get("gain", "linear") == "linear":
+    if BY_FUNCTION[score_func].canonical == "ndcg" and options.get("gain", "linear") == "linear":
         top = options.get("k")
         estimator.set_params(eval_metric="NDCG" if top is None else f"NDCG:top={top}")
     return {

@@ -17,7 +17,7 @@ from .._core._query_ids import distinct_query_ids, encode_qid, query_id_array
 from .._core._ranking import query_weight
 from .._core._validation import check_integer, check_same_length, plain
 from ..metrics._dcg import ndcg_score
-from ..metrics._names import parse_metric_name
+from ..registry._names import parse_metric_name
 from ._early_stopping import BOOSTERS, ValidationMetric, split_queries
 from ._guards import check_scored_fold, query_digests
 from ._qid_column import missing_qid_error, resolve_qid, split_qid_column

@@ -14,8 +14,8 @@ from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._core._validation import check_option, plain
-from ..metrics._names import canonical_name, parse_metric_name
-from ..metrics._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES
+from ..registry._names import canonical_name, parse_metric_name
+from ..registry._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES
 from ._guards import check_scored_fold
 from ._qid_column import missing_qid_error, resolve_qid
 

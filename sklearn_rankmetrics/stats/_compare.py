@@ -14,8 +14,8 @@ import numpy as np
 from .._core._resampling import bootstrap_means, check_resampling
 from .._core._validation import check_option, plain
 from .._core._warnings import warn
-from ..metrics._registry import metric_info
-from ..metrics._report import ranking_report
+from ..registry._names import metric_info
+from ..registry._report import ranking_report
 from ._anova import TUKEY_TESTS, tukey_columns
 from ._caveats import warn_if_negligible, warn_if_wilcoxon_at_scale
 from ._comparison import COLUMNS, RankingComparison

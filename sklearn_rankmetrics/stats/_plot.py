@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._core._validation import check_option, plain
-from ..metrics._plot import new_axes
+from ..registry._plot import new_axes
 
 
 class QueryComparisonDisplay:

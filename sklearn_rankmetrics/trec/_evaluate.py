@@ -34,7 +34,7 @@ def parse_measure(spec):
         parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
     # The library's metric names, imported here: the registry imports every metric, and scikit-learn.
-    from ..metrics._names import reads_as_metric_name, shared_kernel
+    from ..registry._names import reads_as_metric_name, shared_kernel
 
     if not reads_as_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
@@ -118,7 +118,7 @@ def library_values(judged, name):
     unless its name sets a threshold itself or asks for graded gains; bpref
     learns which documents are judged.
     """
-    from ..metrics._names import shared_kernel
+    from ..registry._names import shared_kernel
 
     _, kernel, options = shared_kernel(name, caller="evaluate_run", set_by_caller=SET_BY_THE_EVALUATION)
     zero_division = options.pop("zero_division", 0.0)

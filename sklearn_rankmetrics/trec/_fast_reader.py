@@ -20,7 +20,7 @@ the bytes of every column, all read as binary) and on the file's bytes (a
 search for ``\\r`` and a look at the first three bytes), so no other file can
 take its result: those go to the general reader, which also raises every
 error (the fast path never raises one of its own). The columns then take the
-general reader's own steps: ids packed by :func:`~._io.joined`, numbers
+general reader's own steps: ids packed by :func:`~._general_reader.joined`, numbers
 parsed as Python's ``float`` and ``int`` read them. As the general reader,
 it reads chunks of whole lines side by side, one per thread.
 """
@@ -33,8 +33,8 @@ import stat
 import numpy as np
 
 from .._core._parallel import map_in_threads, thread_count
-from . import _io  # its CHUNK_BYTES, read when used
-from ._io import (
+from . import _general_reader  # its CHUNK_BYTES, read when used
+from ._general_reader import (
     GZIP_MAGIC,
     PADDING,
     BadLine,
@@ -134,7 +134,7 @@ def readable_in_place(path):
 @contextlib.contextmanager
 def chunks(source):
     """A function reading the bytes ``[start, stop)`` of the file ``source`` (a path, or its bytes), and the
-    offsets that cut it into chunks of whole lines (:func:`~._io.chunks_of_lines`)."""
+    offsets that cut it into chunks of whole lines (:func:`~._general_reader.chunks_of_lines`)."""
     if isinstance(source, bytes):
         yield (lambda start, stop: source[start:stop]), chunks_of_lines(source, chunk_bytes(len(source)))
         return
@@ -163,7 +163,7 @@ OTHER_WHITESPACE = [bytes([byte]) for byte in range(32) if byte not in b"\n\r"]
 
 def chunk_bytes(size):
     """The size of the chunks of a file of ``size`` bytes: CHUNK_BYTES, less where that gives each thread one."""
-    return max(MIN_CHUNK_BYTES, min(_io.CHUNK_BYTES, size // thread_count()))
+    return max(MIN_CHUNK_BYTES, min(_general_reader.CHUNK_BYTES, size // thread_count()))
 
 
 # Files read by threads are cut in chunks of at least this many bytes.
@@ -240,7 +240,7 @@ def padded(content):
 
 
 def ids(array, content, starts, lengths):
-    """One batch's ids: fixed width while :func:`~._io.fits_fixed_width`, else bytes objects; and their bytes."""
+    """One batch's ids: fixed width while :func:`~._general_reader.fits_fixed_width`, else bytes; their bytes."""
     total = int(lengths.sum())
     if fits_fixed_width(len(lengths), int(lengths.max(initial=1)), total):
         return fixed_width(padded(content), len(content), starts[:-1], lengths), total

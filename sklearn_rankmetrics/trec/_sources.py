@@ -4,7 +4,8 @@ import numbers
 
 import numpy as np
 
-from ._io import Qrels, Run, objects, packed, read_qrels_bytes, read_run_bytes, text
+from ._general_reader import objects, packed, text
+from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes
 
 
 class InputError(ValueError):

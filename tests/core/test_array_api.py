@@ -24,7 +24,7 @@ from sklearn_rankmetrics import (
 from sklearn_rankmetrics._core import _array_api
 from sklearn_rankmetrics._core._namespace_ops import ArrayApiOps
 from sklearn_rankmetrics._core._numpy_ops import NUMPY, NumpyOps
-from sklearn_rankmetrics.metrics._registry import METRICS
+from sklearn_rankmetrics.registry._registry import METRICS
 
 NAMESPACES = []
 for name in ("array_api_strict", "torch"):

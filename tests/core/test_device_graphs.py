@@ -28,7 +28,7 @@ from sklearn_rankmetrics._core._device_graphs import (
     recall,
     store,
 )
-from sklearn_rankmetrics.metrics._registry import METRICS
+from sklearn_rankmetrics.registry._registry import METRICS
 
 
 def test_options_that_no_key_can_tell_apart_run_as_they_are():

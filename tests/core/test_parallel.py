@@ -40,7 +40,7 @@ REPORT_CHECK = """
     import numpy as np
     import sklearn_rankmetrics as rm
     from sklearn_rankmetrics._core import _numpy_ops
-    from sklearn_rankmetrics.metrics._names import parse_metric_name
+    from sklearn_rankmetrics.registry._names import parse_metric_name
 
     n = 300_000
     assert n > 2 * _numpy_ops.CHUNK_ROWS

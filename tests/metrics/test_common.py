@@ -18,7 +18,7 @@ from sklearn_rankmetrics import (
     ranking_report,
     recall_at_k_score,
 )
-from sklearn_rankmetrics.metrics._registry import METRICS
+from sklearn_rankmetrics.registry._registry import METRICS
 
 import naive
 

@@ -13,8 +13,8 @@ from test_common import BAD_INPUTS, random_queries
 
 from sklearn_rankmetrics import get_ranking_scorer, ranking_report
 from sklearn_rankmetrics.metrics._cwl import inst_score
-from sklearn_rankmetrics.metrics._names import parse_metric_name
-from sklearn_rankmetrics.metrics._registry import HOST_METRICS
+from sklearn_rankmetrics.registry._names import parse_metric_name
+from sklearn_rankmetrics.registry._registry import HOST_METRICS
 
 import naive
 

@@ -12,7 +12,7 @@ from sklearn_rankmetrics.metrics._intent_aware import (
     normalized_intent_aware_err_score,
     novelty_rank_biased_precision_score,
 )
-from sklearn_rankmetrics.metrics._names import parse_metric_name
+from sklearn_rankmetrics.registry._names import parse_metric_name
 
 import naive
 

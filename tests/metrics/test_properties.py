@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import grouped_rankings
 
-from sklearn_rankmetrics.metrics._registry import METRICS as ALL_METRICS
+from sklearn_rankmetrics.registry._registry import METRICS as ALL_METRICS
 
 NORMALISED = [
     "ndcg",

@@ -25,7 +25,7 @@ from sklearn_rankmetrics import (
     ranking_report,
     recall_at_k_score,
 )
-from sklearn_rankmetrics.metrics._names import parse_metric_name
+from sklearn_rankmetrics.registry._names import parse_metric_name
 
 
 @pytest.fixture(scope="module")

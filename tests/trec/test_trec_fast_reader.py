@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rankmetrics.trec import _fast_reader, _io, evaluate_run, read_qrels, read_run
+from sklearn_rankmetrics.trec import _fast_reader, _general_reader, _io, evaluate_run, read_qrels, read_run
 from sklearn_rankmetrics.trec._io import read_qrels_bytes, read_run_bytes
 
 pa = pytest.importorskip("pyarrow")
@@ -58,7 +58,7 @@ def both_readers(monkeypatch, reader, source):
 def general_calls(monkeypatch):
     """A list that records each call of the general reader."""
     calls = []
-    general = _io.general_columns
+    general = _general_reader.general_columns
     monkeypatch.setattr(_io, "general_columns", lambda *args: calls.append(args[0]) or general(*args))
     return calls
 
@@ -193,7 +193,7 @@ def test_what_pyarrow_would_split_otherwise_goes_to_the_general_reader(tmp_path,
 @pytest.mark.parametrize("source", ["path", "bytes"])
 def test_files_read_in_many_chunks_agree(tmp_path, monkeypatch, source):
     # Chunks of whole lines are read side by side: tiny chunks, and many of them, change nothing.
-    monkeypatch.setattr(_io, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(_general_reader, "CHUNK_BYTES", 64)
     line = b"q%d Q0 d%d 1 %d.5 r"
     for ending, fast_path in [(b"\n", True), (b"\r\n", True), (b"\r", False)]:
         content = b"".join((line % (row // 9, row, -row)) + ending for row in range(200)) + b"q9 Q0 last 1 1 r\n"
@@ -280,18 +280,18 @@ def test_ids_are_fixed_width_or_objects_by_the_whole_column_whatever_the_chunks(
     path = tmp_path / "run"
     path.write_bytes(b"".join(rows))
     dtypes = set()
-    for chunk_bytes in (_io.CHUNK_BYTES, 200, 3000):
-        monkeypatch.setattr(_io, "CHUNK_BYTES", chunk_bytes)
+    for chunk_bytes in (_general_reader.CHUNK_BYTES, 200, 3000):
+        monkeypatch.setattr(_general_reader, "CHUNK_BYTES", chunk_bytes)
         dtypes.add(read_run_bytes(path).doc_id.dtype)
     assert dtypes == {np.dtype("S150")}
 
 
 def test_text_widens_ascii_and_decodes_the_rest():
     ascii_ids = np.array([b"d1", b"longer", b""], dtype="S6")[::2]  # not contiguous
-    np.testing.assert_array_equal(_io.text(ascii_ids), ascii_ids.astype(np.str_))
-    assert _io.text(ascii_ids).dtype == np.dtype("U6")
-    assert list(_io.text(np.array([b"caf\xe9", "é".encode()]))) == ["caf\udce9", "é"]
-    assert _io.text(np.zeros(0, dtype="S1")).dtype == np.dtype("U1")
+    np.testing.assert_array_equal(_general_reader.text(ascii_ids), ascii_ids.astype(np.str_))
+    assert _general_reader.text(ascii_ids).dtype == np.dtype("U6")
+    assert list(_general_reader.text(np.array([b"caf\xe9", "é".encode()]))) == ["caf\udce9", "é"]
+    assert _general_reader.text(np.zeros(0, dtype="S1")).dtype == np.dtype("U1")
 
 
 def test_evaluations_from_files_agree_whichever_reader(tmp_path, monkeypatch):
@@ -365,7 +365,7 @@ def test_without_reads_at_an_offset_a_file_is_read_whole_first(tmp_path, monkeyp
 
 def test_a_byte_order_mark_where_a_chunk_starts_stays_in_the_id(tmp_path, monkeypatch):
     # pyarrow drops a BOM at the start of every chunk it reads; the id of such a line must keep it, as trec_eval does.
-    monkeypatch.setattr(_io, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(_general_reader, "CHUNK_BYTES", 64)
     lines = [b"q1 Q0 d%d 1 %d r\n" % (row, -row) for row in range(40)]
     lines[20] = b"\xef\xbb\xbf" + lines[20]
     path = tmp_path / "run"

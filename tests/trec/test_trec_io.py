@@ -10,7 +10,7 @@ import pytrec_eval
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sklearn_rankmetrics.trec import _io, evaluate_run, read_qrels, read_run
+from sklearn_rankmetrics.trec import _general_reader, evaluate_run, read_qrels, read_run
 from sklearn_rankmetrics.trec._io import read_qrels_bytes, read_run_bytes
 
 
@@ -209,9 +209,9 @@ def long_id_run(n_queries=20, depth=25, long_id=b"D" * 20_000):
     return run_file(rows)
 
 
-@pytest.mark.parametrize("chunk_bytes", [_io.CHUNK_BYTES, 1000])
+@pytest.mark.parametrize("chunk_bytes", [_general_reader.CHUNK_BYTES, 1000])
 def test_one_long_id_keeps_memory_of_the_order_of_the_file(tmp_path, monkeypatch, chunk_bytes):
-    monkeypatch.setattr(_io, "CHUNK_BYTES", chunk_bytes)  # also: the long id in one chunk of many
+    monkeypatch.setattr(_general_reader, "CHUNK_BYTES", chunk_bytes)  # also: the long id in one chunk of many
     content = long_id_run(n_queries=80)
     path = tmp_path / "run"
     path.write_bytes(content)

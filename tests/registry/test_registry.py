@@ -15,8 +15,8 @@ from sklearn_rankmetrics import (
     ndcg_score,
     ranking_report,
 )
-from sklearn_rankmetrics.metrics._names import parse_metric_name
-from sklearn_rankmetrics.metrics._registry import REGISTRY, conventions_table, metric_table
+from sklearn_rankmetrics.registry._names import parse_metric_name
+from sklearn_rankmetrics.registry._registry import REGISTRY, conventions_table, metric_table
 
 # Each tool's spelling (from the issue), the canonical metric and the options the spelling sets.
 SPELLINGS = [

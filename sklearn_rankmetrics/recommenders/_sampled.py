@@ -210,7 +210,7 @@ def cutoff_inverse(k):
 
 
 def discount_of(discount, k):
-    from ._dcg import rank_weights
+    from ..metrics._dcg import rank_weights
 
     def f(ranks):
         top = int(ranks.max()) if len(ranks) else 1
@@ -280,7 +280,7 @@ def corrected_metric(name, rows, correction, signature, arguments):
             f"function of each one's rank can be corrected ({supported}). Pass sampled_correction=None to compute "
             "it on the candidates."
         )
-    from ._dcg import gain_values
+    from ..metrics._dcg import gain_values
 
     ties = check_option("ties", options["ties"], TIES)
     check_flag("average", options["average"])
@@ -344,7 +344,7 @@ def corrected_metric(name, rows, correction, signature, arguments):
 
 def ideal_dcg_per_user(users, labels, n_users, gain, discount, k):
     """Each user's ideal DCG@k: its labels in decreasing order."""
-    from ._dcg import gain_values, rank_weights
+    from ..metrics._dcg import gain_values, rank_weights
 
     order = np.lexsort((-labels, users))
     users, labels = users[order], labels[order]

@@ -4,6 +4,8 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
+from ._grammar import names_metric
+
 # What a metric takes and where its name works:
 # ranking: one label per document; scorer names and ranking_report.
 # diversity: an (n_samples, n_subtopics) judgement matrix; scorer names.
@@ -35,10 +37,8 @@ class Spellings(tuple):
     of the same metric, such as ``"ndcg_cut.10"`` or ``"nDCG@10"``.
     """
 
-    def __new__(cls, names, canonical):
-        spellings = super().__new__(cls, names)
-        object.__setattr__(spellings, "_canonical", canonical)
-        return spellings
+    def __new__(cls, names):
+        return super().__new__(cls, names)
 
     def __setattr__(self, name, value):
         raise AttributeError("a metric's record is read-only")
@@ -46,17 +46,17 @@ class Spellings(tuple):
     __delattr__ = __setattr__
 
     def __reduce__(self):
-        return Spellings, (tuple(self), self._canonical)
+        return Spellings, (tuple(self),)
+
+    def bind(self, record):
+        """Tell these spellings their record, whose grammar tells its names (once, as the record is made)."""
+        object.__setattr__(self, "_record", record)
 
     def __contains__(self, name):
         if tuple.__contains__(self, name):
             return True
-        from ._registry import metric_info
-
-        try:
-            return metric_info(name).canonical == self._canonical
-        except (ValueError, TypeError):
-            return False
+        record = getattr(self, "_record", None)
+        return record is not None and names_metric(name, record)
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,11 +165,6 @@ class MetricInfo(Mapping):
     def __hash__(self):
         return hash((self.canonical, FrozenDict(self.settings)))
 
-    def __reduce__(self):  # unpickled, a record is the registry's own
-        from ._registry import metric_info
-
-        return _with_settings, (metric_info, self.canonical, dict(self.settings))
-
     def __copy__(self):
         return self
 
@@ -196,10 +191,6 @@ class MetricInfo(Mapping):
             self.definition,
         )
         return replace(self, settings=FrozenDict(settings), definition=definition)
-
-
-def _with_settings(metric_info, canonical, settings):
-    return metric_info(canonical).with_settings(settings)
 
 
 def keyword_defaults(function):
@@ -234,11 +225,11 @@ def register(
         )
     spellings = {tool: tuple(names) for tool, names in spellings.items()}
     aliases = dict.fromkeys(name for names in spellings.values() for name in names if name != canonical)
-    return MetricInfo(
+    record = MetricInfo(
         canonical=canonical,
         function=function,
         options=options,
-        aliases=Spellings(aliases, canonical),
+        aliases=Spellings(aliases),
         definition=definition,
         reference=reference,
         conventions=FrozenDict({tool: FrozenDict(options) for tool, options in dict(conventions).items()}),
@@ -249,3 +240,5 @@ def register(
         kernel=kernel,
         **extra,
     )
+    record.aliases.bind(record)
+    return record

@@ -565,7 +565,7 @@ def test_metrics_scaled_by_the_rows_they_are_given_are_refused():
 
 
 def test_a_fully_tied_row_is_one_block_and_its_pairs_come_in_bounded_chunks(monkeypatch):
-    from sklearn_rankmetrics.metrics import _list_diversity
+    from sklearn_rankmetrics.recommenders import _list_diversity
 
     rng = np.random.default_rng(1)
     scores = np.zeros((4, 60))

@@ -9,8 +9,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import compare_rankings, get_ranking_scorer_names, ndcg_score, ranking_report
 from sklearn_rankmetrics.metrics._cwl import inst_score
-from sklearn_rankmetrics.metrics._names import parse_metric_name
-from sklearn_rankmetrics.metrics._registry import KERNELS
+from sklearn_rankmetrics.registry._names import parse_metric_name
+from sklearn_rankmetrics.registry._registry import KERNELS
 
 SHARED = [name for name in get_ranking_scorer_names() if parse_metric_name(name)[0] in KERNELS]
 # bpref, compat and opa examine every document: they have no cutoff.

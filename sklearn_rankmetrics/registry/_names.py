@@ -1,18 +1,21 @@
-"""Metric names: a base, an optional cutoff and keyword options, as ``"ndcg@10"`` or ``"map@5(denominator='capped')"``.
+"""Metric names: any name of any record -> the metric function and the options it sets; :func:`metric_info`.
 
 The bases are the registry's names and every alias its records list, in any
 case: trec_eval's ``ndcg_cut_10`` and ``P.10``, ir_measures' ``nDCG@10``,
 ranx's ``r-precision``, XGBoost's ``ndcg@10-`` (a query without a relevant
-document scores 0), torchmetrics' class names.
+document scores 0), torchmetrics' class names. The grammar of a name
+(:mod:`._grammar`) is read against the one record its base names.
 """
 
-import ast
+import copyreg
 import difflib
 import inspect
 import re
 
 from .._core._validation import plain
-from ._registry import BY_FUNCTION, KERNELS, REGISTRY, SCORED, SCORER_NAMES, TOOLS
+from ._grammar import MAX_NAME_LENGTH, NAME, SCORED, base_names, hint, matched, settings
+from ._metric_info import MetricInfo
+from ._registry import BY_FUNCTION, BY_NAME, KERNELS, REGISTRY, SCORER_NAMES, TOOLS
 
 
 def aliases():
@@ -21,17 +24,10 @@ def aliases():
     for record in REGISTRY.values():
         if record.family not in SCORED:  # no scorer names: metric_info finds them by name
             continue
-        for tool, spellings in record.spellings.items():
-            for spelling in spellings:
-                base = spelling.lower().removesuffix("-")
-                with_cutoff = tool == "trec_eval" and base[-2:] in ("_k", ".k")
-                base = base[:-2] if with_cutoff or base.endswith("@k") else base
-                target = scorer_name(record, record.variants.get(base, {}))
-                if with_cutoff:
-                    trec[base] = target
-                elif base != target:
-                    found[base] = target
-    return found, trec
+        plain_bases, with_cutoff = base_names(record)
+        trec.update({base: scorer_name(record, preset) for base, preset in with_cutoff.items()})
+        found.update({base: scorer_name(record, preset) for base, preset in plain_bases.items()})
+    return {base: target for base, target in found.items() if base != target}, trec
 
 
 def scorer_name(record, preset):
@@ -45,23 +41,11 @@ def scorer_name(record, preset):
 ALIASES, TREC_BASES = aliases()
 # trec_eval's measures with the cutoff after an underscore or a dot: ndcg_cut_10, P.10, map_cut_5, recall_100.
 TREC_CUTOFF = re.compile(rf"^(?P<base>{'|'.join(map(re.escape, sorted(TREC_BASES)))})[_.](?P<k>[0-9]+)$")
-
-# Base, "@" cutoff, XGBoost's "-" (no relevant document scores 0), options; nothing after them (\Z: not even "\n").
-NAME = re.compile(
-    r"^(?P<base>[A-Za-z_][A-Za-z_0-9.\-]*?)(?:@(?P<k>[^(]*?))?(?P<minus>-)?(?:\((?P<options>.*)\))?\Z", re.DOTALL
-)
-# The metrics whose names take XGBoost's "-": those that XGBoost spells so.
-MINUS = {
-    record.function for record in REGISTRY.values() for name in record.spellings.get("xgboost", ()) if name[-1] == "-"
-}
 # The public functions' names, for a suggestion: "mean_average_precision_score" is "map".
 FUNCTION_NAMES = {function.__name__: record.canonical for function, record in BY_FUNCTION.items()}
 CUTOFF = re.compile(r"[0-9]+")
 # Peer names that an error message shows, one per tool.
 EXAMPLES = ("ndcg_cut_10", "P.10", "nDCG@10", "r-precision", "ndcg@10-", "RetrievalMAP")
-# Longer names are refused before parsing: options are a few short literals.
-MAX_NAME_LENGTH = 500
-OPTION_TYPES = (str, int, float, bool, type(None))
 
 
 def parse_metric_name(name):
@@ -93,61 +77,12 @@ def parse_name(name, *, suggest):
     """
     if isinstance(name, str):
         name = str(name)  # a numpy string as a plain one, in every message
-        if len(name) > MAX_NAME_LENGTH:
-            raise ValueError(
-                f"A metric name has at most {MAX_NAME_LENGTH} characters; got one of {len(name)} ({name[:40]!r}...)."
-            )
-    match = NAME.match(name) if isinstance(name, str) else None
+    match = matched(name)
     base, k = canonical_base(match["base"]) if match else (None, None)
     if base not in SCORER_NAMES:
         raise ValueError(unknown_name_message(name, suggest))
     score_func, preset = SCORER_NAMES[base]
-    options = parse_options(match["options"] or "", name) if match["options"] is not None else {}
-    options = own_option_names(options, BY_FUNCTION[score_func], name)
-    clash = sorted(set(options) & set(preset))
-    if clash:
-        typed = match["base"]
-        raise ValueError(f"{name!r} sets {clash[0]}, which {typed!r} already sets to {preset[clash[0]]!r}.")
-    cutoffs = [text for text in (k, match["k"]) if text is not None]
-    if cutoffs:
-        if len(cutoffs) > 1 or "k" in options:
-            raise ValueError(f"{name!r} gives the cutoff k more than once; give it once.")
-        options["k"] = check_cutoff(name, cutoffs[0], suggest)
-    if "k" in options and "k" not in inspect.signature(score_func).parameters:
-        raise ValueError(f"{name!r} gives a cutoff, but {base} examines every document: it has no k.")
-    if match["minus"]:  # XGBoost's "ndcg@10-": a query without a relevant document scores 0
-        if score_func not in MINUS:
-            raise ValueError(
-                f"{name!r} ends with '-', XGBoost's mark for ndcg and map only (a query without a relevant document "
-                "scores 0); for this metric, pass zero_division=0.0."
-            )
-        if "zero_division" in options:
-            raise ValueError(f"{name!r} sets zero_division twice: its '-' means zero_division=0.0; give it once.")
-        options["zero_division"] = 0.0
-    return score_func, {**preset, **options}
-
-
-def own_option_names(options, record, name):
-    """``options`` under the metric function's own names: a peer tool's name of an option (ir_measures' ``T`` of
-    INST, the record's ``peer_options``) stands for the option it names, and each option is set once."""
-    peers = {peer: ours for names in record.peer_options.values() for peer, ours in names.items()}
-    own, given_as = {}, {}
-    for option, value in options.items():
-        ours = option if option in record.options else peers.get(option, option)
-        if ours in own:
-            raise ValueError(f"{name!r} sets {ours} twice (as {given_as[ours]} and as {option}); give it once.")
-        own[ours], given_as[ours] = value, option
-    return own
-
-
-def check_cutoff(name, text, suggest):
-    """The cutoff written ``text`` in ``name``, as an int; a ValueError saying what is wrong unless it is >= 1."""
-    if CUTOFF.fullmatch(text) and (len(text) > 19 or int(text) >= 2**63):
-        raise ValueError(f"{name!r} has a cutoff of {len(text)} digits; k must be below 2**63 (as in 'ndcg@10').")
-    if CUTOFF.fullmatch(text) and int(text) >= 1:
-        return int(text)
-    said = f"k={int(text)}" if CUTOFF.fullmatch(text) else f"the cutoff {text!r}" if text else "nothing after '@'"
-    raise ValueError(f"{name!r} has {said}, but k must be an integer >= 1 (as in 'ndcg@10').{hint(name, suggest)}")
+    return score_func, settings(name, match, BY_FUNCTION[score_func], preset, k, suggest=suggest)
 
 
 def unknown_name_message(name, suggest):
@@ -167,11 +102,6 @@ def unknown_name_message(name, suggest):
         f"{', '.join(TOOLS)}, in any case (such as {', '.join(EXAMPLES)}); metric_info(name) describes any of them, "
         "and the user guide's metric table lists them all."
     )
-
-
-def hint(typed, suggest):
-    close = suggest(typed) if suggest is not None else None
-    return f" Did you mean {close!r}?" if close else ""
 
 
 def sklearn_scorer_names():
@@ -248,7 +178,7 @@ def no_kernel_message(name, record, preset, caller):
 
 def reads_as_metric_name(name):
     """Whether ``name`` reads as a ranking metric name (a known base, an optional @k and options)."""
-    match = NAME.match(name) if isinstance(name, str) and len(name) <= MAX_NAME_LENGTH else None
+    match = NAME.match(name) if isinstance(name, str) and len(name) <= MAX_NAME_LENGTH else None  # never raises
     return match is not None and canonical_base(match["base"])[0] in SCORER_NAMES
 
 
@@ -309,52 +239,6 @@ def canonical_base(typed):
     return ALIASES.get(base, base), None
 
 
-def parse_options(text, name):
-    """Keyword options written as in a Python call, ``a=1, b='x'``: each once, each a plain literal.
-
-    ``nan`` and ``inf`` (signed or not) stand for those floats.
-    """
-    try:
-        call = ast.parse(f"f({text})", mode="eval").body
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
-            raise ValueError("not a single call")
-        if call.args or any(keyword.arg is None for keyword in call.keywords):
-            raise ValueError("positional option")
-        pairs = [(keyword.arg, literal(keyword.value)) for keyword in call.keywords]
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as error:
-        raise ValueError(
-            f"The options of {name!r} must be keyword=literal pairs (strings, numbers, True, False, None, nan), "
-            'as in "ndcg@10(zero_division=1.0)".'
-        ) from error
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise ValueError(f"{name!r} sets {repeated[0]} twice; give each option once.")
-    return dict(pairs)
-
-
-def literal(node):
-    """The value of a literal option: a string, number, bool or None, ``nan``/``inf``, or a flat tuple of numbers."""
-    if isinstance(node, ast.Tuple | ast.List):
-        values = tuple(literal(element) for element in node.elts)
-        if not all(isinstance(value, int | float) and not isinstance(value, bool) for value in values):
-            raise ValueError("a sequence of values that are not all numbers")
-        return values
-    sign = 1.0
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
-        node = node.operand
-    if isinstance(node, ast.Name) and node.id in ("nan", "inf"):
-        return sign * float(node.id)
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, OPTION_TYPES)):
-        raise ValueError("not a literal")
-    if sign < 0:
-        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
-            raise ValueError("a minus sign before a value that is not a number")
-        return -node.value
-    return node.value
-
-
 def canonical_name(score_func, kwargs):
     """The registered name that fits ``score_func`` and ``kwargs`` best, and the options it implies."""
     matches = [
@@ -365,3 +249,85 @@ def canonical_name(score_func, kwargs):
     if not matches:
         return score_func.__name__, {}
     return max(matches, key=lambda match: len(match[1]))
+
+
+def metric_info(name):
+    """Describe a metric: its canonical name, function, options, aliases, definition, reference and conventions.
+
+    Parameters
+    ----------
+    name : str or callable
+        Any name the library accepts (``"ndcg@10"``, ``"ndcg_exp"``, ``"gini_index"``) or that a peer
+        tool uses: trec_eval (``"ndcg_cut_10"``, ``"ndcg_cut.10"``, ``"P_10"``, ``"P.10"``,
+        ``"recall_100"``, ``"map_cut_10"``, ``"success_1"``, ``"Rprec"``, ``"recip_rank"``), ir_measures
+        (``"nDCG@10"``, ``"P@10"``, ``"R@100"``, ``"AP@10"``, ``"RR"``, ``"Success@1"``), ranx
+        (``"precision@10"``, ``"hit_rate@1"``, ``"r-precision"``, ``"mrr"``), LightGBM and XGBoost
+        (``"ndcg@10"``, ``"map@10"``, ``"ndcg@10-"``), torchmetrics' class names
+        (``"RetrievalNormalizedDCG"``), RecBole's and Elliot's; or a metric function, or a scorer of
+        :func:`get_ranking_scorer`.
+
+    Returns
+    -------
+    info : MetricInfo
+        The metric's record, read by attribute or key: ``canonical``, ``function``, ``options``
+        (keyword options with their defaults), ``aliases`` (its names in peers' spellings, ``k``
+        standing for a cutoff), ``definition``, ``reference``, ``conventions`` (per tool, the options
+        that reproduce its number), ``spellings`` (the aliases by tool), ``variants``, ``family``,
+        ``array_api`` and ``settings``: the options that ``name`` itself sets (its cutoff, say), so
+        that ``info.function(y_true, y_score, **info.settings)`` computes what ``name`` names.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is no metric name (the message suggests the nearest one), or sets an option the
+        metric does not have.
+    TypeError
+        If ``name`` is neither a string nor a metric function or scorer.
+
+    See Also
+    --------
+    get_ranking_scorer_names : The scorer names.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import metric_info
+    >>> info = metric_info("ndcg_cut.10")
+    >>> info.canonical, info.function.__name__, info.options["gain"], dict(info.settings)
+    ('ndcg', 'ndcg_score', 'linear', {'k': 10})
+    >>> info == metric_info("nDCG@10")  # the same computation
+    True
+    >>> dict(metric_info("map@10").conventions["lightgbm"])
+    {'denominator': 'capped', 'ties': 'stable', 'zero_division': 1.0}
+    >>> "nDCG@10" in metric_info("ndcg").aliases
+    True
+    """
+    if callable(name) and not isinstance(name, str):
+        scorer = getattr(name, "_score_func", None)  # a scorer of get_ranking_scorer
+        if scorer in BY_FUNCTION:
+            return BY_FUNCTION[scorer].with_settings(getattr(name, "_kwargs", {}))
+        if name in BY_FUNCTION:
+            return BY_FUNCTION[name]
+    if not isinstance(name, str):
+        raise TypeError(
+            f"name must be a metric name (a str such as 'ndcg@10') or a metric function; got {type(name).__name__}."
+        )
+    if name.lower() in BY_NAME:
+        return BY_NAME[name.lower()]
+    function, options = parse_metric_name(name)
+    record = BY_FUNCTION[function]
+    unknown = sorted(set(options) - set(record.options))
+    if unknown:
+        raise ValueError(
+            f"{name!r} sets {unknown[0]}, which is not an option of {function.__name__}; its options are "
+            f"{', '.join(record.options)}."
+        )
+    return record.with_settings(options)
+
+
+def registered_record(canonical, options):
+    """The registry's own record of ``canonical`` with the options a name sets: what a pickled record becomes."""
+    return metric_info(canonical).with_settings(options)
+
+
+# Unpickled, a record is the registry's own (the record itself knows nothing of the registry).
+copyreg.pickle(MetricInfo, lambda record: (registered_record, (record.canonical, dict(record.settings))))

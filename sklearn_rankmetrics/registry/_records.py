@@ -4,36 +4,40 @@ Add a metric here once; the registry (:mod:`._registry`) derives the scorer
 names, the report's metrics, the error messages and the docs' tables from it.
 """
 
-from ._cascade import (
-    _expected_reciprocal_rank,
-    _reciprocal_rank,
-    expected_reciprocal_rank_score,
-    mean_reciprocal_rank_score,
-)
-from ._coverage import catalog_coverage
-from ._cwl import _insq, _inst, insq_score, inst_score
-from ._dcg import _cumulative_gain, _dcg, _ndcg, cumulative_gain_score, dcg_score, ndcg_score
-from ._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
-from ._fairness import expected_exposure_loss
-from ._intent_aware import (
+from ..metrics._cascade import _expected_reciprocal_rank, _reciprocal_rank
+from ..metrics._cwl import _insq, _inst, insq_score, inst_score
+from ..metrics._dcg import _cumulative_gain, _dcg, _ndcg
+from ..metrics._diversity import alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score
+from ..metrics._intent_aware import (
     intent_aware_average_precision_score,
     intent_aware_precision_score,
     normalized_intent_aware_err_score,
     novelty_rank_biased_precision_score,
 )
-from ._ir_measures import (
-    _bpref,
-    _rank_biased_precision,
+from ..metrics._ir_measures import _bpref, _rank_biased_precision, interpolated_precision_score
+from ..metrics._normalized import _ncg, _normalized_err, _q_measure, ncg_score, normalized_err_score, q_measure_score
+from ..metrics._overlap import _compatibility, compatibility_score, rank_biased_overlap
+from ..metrics._pairs import _ordered_pair_accuracy, ordered_pair_accuracy_score
+from ..metrics._precision import _average_precision, _f1, _hit_rate, _precision, _r_precision, _recall
+from ..recommenders._accuracy import (
     bpref_score,
-    interpolated_precision_score,
+    cumulative_gain_score,
+    dcg_score,
+    expected_reciprocal_rank_score,
+    f1_at_k_score,
+    hit_rate_score,
+    mean_average_precision_score,
+    mean_reciprocal_rank_score,
+    ndcg_score,
+    precision_at_k_score,
+    r_precision_score,
     rank_biased_precision_score,
+    recall_at_k_score,
 )
-from ._list_diversity import intra_list_diversity_score, serendipity_score
-from ._metric_info import register
-from ._normalized import _ncg, _normalized_err, _q_measure, ncg_score, normalized_err_score, q_measure_score
-from ._overlap import _compatibility, compatibility_score, rank_biased_overlap
-from ._pairs import _ordered_pair_accuracy, ordered_pair_accuracy_score
-from ._popularity import (
+from ..recommenders._coverage import catalog_coverage
+from ..recommenders._fairness import expected_exposure_loss
+from ..recommenders._list_diversity import intra_list_diversity_score, serendipity_score
+from ..recommenders._popularity import (
     average_popularity_score,
     gini_index,
     long_tail_share_score,
@@ -41,20 +45,7 @@ from ._popularity import (
     shannon_entropy,
     user_coverage,
 )
-from ._precision import (
-    _average_precision,
-    _f1,
-    _hit_rate,
-    _precision,
-    _r_precision,
-    _recall,
-    f1_at_k_score,
-    hit_rate_score,
-    mean_average_precision_score,
-    precision_at_k_score,
-    r_precision_score,
-    recall_at_k_score,
-)
+from ._metric_info import register
 
 # LightGBM and XGBoost break score ties in input order and score a query without a relevant document 1.
 BOOSTERS = {"ties": "stable", "zero_division": 1.0}

@@ -1,0 +1,447 @@
+"""The general reader of TREC files: numpy's tokenizer, for any whitespace, comments and blank lines.
+
+Chunks of whole lines are tokenised and parsed side by side, one per thread,
+and the first malformed line is reported with the file's name and its line
+number. Its pieces (the layouts, ids packed as bytes, numbers parsed exactly
+as Python's ``float`` and ``int`` read them) are also the fast reader's.
+"""
+
+import gzip
+import itertools
+import os
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+
+from .._core._parallel import map_in_threads
+
+# Lines are read in chunks of about this many bytes (cut at a newline).
+CHUNK_BYTES = 2**24
+
+
+class Layout(NamedTuple):
+    """The columns of one kind of file, which of them are ids and which numbers (name to dtype)."""
+
+    kind: str
+    fields: tuple
+    ids: tuple
+    numbers: dict
+    extra: bool  # whether text after the last column is ignored (trec_eval: in runs only)
+
+
+QRELS = Layout(
+    kind="qrels",
+    fields=("query_id", "iteration", "doc_id", "relevance"),
+    ids=("query_id", "doc_id"),
+    numbers={"relevance": np.int64},
+    extra=False,
+)
+RUN = Layout(
+    kind="run",
+    fields=("query_id", "Q0", "doc_id", "rank", "score", "tag"),
+    ids=("query_id", "doc_id"),
+    numbers={"score": np.float64},
+    extra=True,
+)
+
+
+# ---- ids: bytes, fixed width while that stays compact -------------------------------------------
+
+# What a bytes object costs besides its content: its header, and the pointer to it in an object array.
+OBJECT_BYTES = 48
+
+
+def fits_fixed_width(count, width, total):
+    """Whether ``count`` ids of at most ``width`` bytes (``total`` in all) go in a fixed-width array.
+
+    Fixed width compares and sorts several times faster than bytes objects,
+    but one long id widens every row (one id of 2,000 bytes made a run of
+    21.8 MB take 3.8 GB): it is used while it takes at most twice the memory
+    of bytes objects, which take memory of the order of the file.
+    """
+    return count * width <= 2 * (total + OBJECT_BYTES * count)
+
+
+def objects(values):
+    """A list as a one-dimensional object array (never a nested one)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def packed(values):
+    """A list of bytes as an id array: fixed width (zero padded) while that fits, else bytes objects."""
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    width = int(lengths.max(initial=1))
+    if fits_fixed_width(len(values), width, int(lengths.sum())):
+        return np.array(values, dtype=f"S{width}")
+    return objects(values)
+
+
+def joined(parts, total):
+    """The id arrays of the chunks of a file as one (``total`` bytes of ids in all).
+
+    Fixed width when the whole column fits (:func:`fits_fixed_width`),
+    whichever way each chunk was kept, else bytes objects: the ids alone
+    decide, never where the chunks were cut.
+    """
+    count = sum(len(part) for part in parts)
+    width = max(part.itemsize if part.dtype.kind == "S" else max(map(len, part), default=1) for part in parts)
+    if not fits_fixed_width(count, width, total):
+        return parts[0] if len(parts) == 1 else np.concatenate([part.astype(object, copy=False) for part in parts])
+    if len(parts) == 1 and parts[0].dtype.kind == "S":
+        return parts[0]
+    ids = np.zeros(count, dtype=f"S{width}")
+    matrix, row = ids.view(np.uint8).reshape(count, width), 0
+    for part in parts:  # each part's bytes copied into the first columns: no cast between widths
+        part = part if part.dtype.kind == "S" else part.astype(f"S{width}")
+        matrix[row : row + len(part), : part.itemsize] = part.view(np.uint8).reshape(len(part), part.itemsize)
+        row += len(part)
+    return ids
+
+
+def text(ids):
+    """Byte-string ids as str, losslessly: UTF-8, any other byte as a surrogate escape (as ``os.fsdecode``)."""
+    if ids.dtype.kind == "S":
+        ids = np.ascontiguousarray(ids)
+        if not len(ids) or ids.view(np.uint8).max() < 128:  # ASCII, nearly always: each byte widened to a character
+            return ids.view(np.uint8).astype(np.uint32).view(f"U{ids.itemsize}")
+        return np.array([value.decode("utf-8", "surrogateescape") for value in ids.tolist()], dtype=np.str_)
+    return objects([value.decode("utf-8", "surrogateescape") for value in ids])
+
+
+# ---- the file's bytes --------------------------------------------------------------------------
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(source):
+    """The bytes of a path or an open file (decompressed when they are gzip), and a name for messages."""
+    if isinstance(source, str | os.PathLike):
+        name = os.fspath(source)
+        with open(name, "rb") as file:
+            data = file.read()
+    elif hasattr(source, "read"):
+        name = str(getattr(source, "name", None) or f"<{type(source).__name__}>")
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+    else:
+        raise TypeError(f"expected a path or an open file; got {type(source).__name__}.")
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ValueError(f"{name}: cannot decompress this gzip file, truncated or corrupt ({error}).") from None
+    return name, data
+
+
+def chunks_of_lines(data, size=None):
+    """Byte offsets cutting ``data`` into chunks of about ``size`` bytes (CHUNK_BYTES) that end at a newline."""
+    size = CHUNK_BYTES if size is None else size
+    cuts = [0]
+    while len(data) - cuts[-1] > size:
+        newline = data.find(b"\n", cuts[-1] + size)
+        if newline < 0:
+            break
+        cuts.append(newline + 1)
+    cuts.append(len(data))
+    return cuts
+
+
+def general_columns(name, data, layout):
+    """The columns of a file's bytes, read with numpy: any whitespace, comments, blank lines; named errors.
+
+    Chunks of lines are tokenised and parsed side by side.
+    """
+    cuts = chunks_of_lines(data)
+    first_lines = np.cumsum([1] + [data.count(b"\n", start, stop) for start, stop in itertools.pairwise(cuts[:-1])])
+
+    def read_chunk(start, stop, first_line):
+        try:
+            return read_lines(data, start, stop, layout)
+        except BadLine as error:
+            raise ValueError(f"{name}, line {first_line + error.line}: {error}") from None
+
+    chunks = map_in_threads(read_chunk, cuts[:-1], cuts[1:], first_lines)
+    columns = {field: np.concatenate([chunk[field] for chunk, _ in chunks]) for field in layout.numbers}
+    for field in layout.ids:
+        columns[field] = joined([chunk[field] for chunk, _ in chunks], sum(sizes[field] for _, sizes in chunks))
+    return columns
+
+
+class BadLine(ValueError):
+    """A malformed line: its index within the chunk, and what is wrong with it."""
+
+    def __init__(self, line, message):
+        super().__init__(message)
+        self.line = line
+
+
+def read_lines(data, start, stop, layout):
+    """The columns of the lines in ``data[start:stop]``, and the bytes of the ids of each id column.
+
+    Raises BadLine for the first malformed line.
+    """
+    buffer = np.frombuffer(data, dtype=np.uint8, count=stop - start, offset=start)
+    starts, ends, lines = single_space_bounds(buffer, len(layout.fields)) or general_bounds(buffer, layout)
+    padded = np.concatenate((buffer, np.zeros(PADDING, dtype=np.uint8)))
+    columns, sizes = {}, {}
+    for field in layout.ids + tuple(layout.numbers):
+        index = layout.fields.index(field)
+        fits = fits_number_width if field in layout.numbers else fits_fixed_width
+        columns[field], sizes[field] = tokens(data, start, padded, len(buffer), starts(index), ends(index), fits)
+    del starts, ends, padded  # the bounds: freed before the numbers are parsed
+    for field, dtype in layout.numbers.items():
+        columns[field] = to_numbers(columns[field], dtype, lines, field, layout)
+    return columns, sizes
+
+
+def single_space_bounds(buffer, n_fields):
+    """Token bounds when every line holds ``n_fields`` tokens separated by single spaces or tabs (None otherwise).
+
+    The common layout costs one pass over the bytes: every byte up to 32 is
+    then a separator, and every ``n_fields``-th of them ends a line. Returns
+    functions giving the starts and the ends of one field's tokens, and the
+    line of each row. (A control byte other than a tab or a newline sends
+    the chunk to :func:`general_bounds`, which names it.)
+    """
+    is_space = buffer <= 32
+    if len(buffer) == 0 or is_space[0] or (is_space[1:] & is_space[:-1]).any():
+        return None  # blank lines, CRLF, several spaces in a row: the general path
+    whitespace = np.flatnonzero(is_space)
+    if len(whitespace) % n_fields:
+        return None
+    bounds = whitespace.reshape(-1, n_fields)
+    kinds = buffer[bounds]
+    if not ((kinds[:, -1] == 10).all() and ((kinds[:, :-1] == 32) | (kinds[:, :-1] == 9)).all()):
+        return None
+    if buffer[0] == ord("#") or (buffer[bounds[:-1, -1] + 1] == ord("#")).any():
+        return None  # comment lines
+
+    def starts(field):
+        if field:
+            return bounds[:, field - 1] + 1
+        return np.concatenate(([0], bounds[:-1, -1] + 1))
+
+    return starts, lambda field: bounds[:, field], np.arange(len(bounds))
+
+
+# The bytes that separate columns, as C's isspace (trec_eval's test): space, \t, \n, \v, \f, \r.
+# The other bytes below 32 are control bytes, never in a well-formed line (a NUL ends trec_eval's reading).
+CONTROL = np.zeros(256, dtype=bool)
+CONTROL[:32] = True
+CONTROL[[9, 10, 11, 12, 13]] = False
+
+
+def general_bounds(buffer, layout):
+    """Token bounds for any whitespace, skipping blank lines and comment lines (``#`` first).
+
+    In runs (``layout.extra``), tokens past the last field are ignored, as
+    trec_eval ignores them. Raises BadLine for the first line that holds a
+    control byte or too few (or, in qrels, too many) tokens.
+    """
+    n_fields = len(layout.fields)
+    separator = np.empty(len(buffer) + 2, dtype=np.int8)
+    separator[0] = separator[-1] = 1
+    np.less_equal(buffer, 32, out=separator[1:-1].view(bool))
+    edges = np.diff(separator)
+    token_starts = np.flatnonzero(edges == -1)
+    token_ends = np.flatnonzero(edges == 1)
+    line_ends = np.append(np.flatnonzero(buffer == 10), len(buffer))
+    first_token = np.searchsorted(token_starts, np.concatenate(([0], line_ends[:-1] + 1)))
+    per_line = np.diff(np.append(first_token, len(token_starts)))
+    has_tokens = per_line > 0
+    comment = np.zeros(len(per_line), dtype=bool)
+    comment[has_tokens] = buffer[token_starts[first_token[has_tokens]]] == ord("#")
+    data_line = has_tokens & ~comment
+    wrong = data_line & ((per_line < n_fields) | ((per_line > n_fields) & (not layout.extra)))
+    control = np.flatnonzero(CONTROL[buffer])
+    if wrong.any() or len(control):
+        report_bad_line(buffer, line_ends, np.flatnonzero(wrong), control, layout)
+    lines = np.flatnonzero(data_line)
+    kept = (first_token[lines, None] + np.arange(n_fields)).reshape(-1)
+    starts, ends = token_starts[kept].reshape(-1, n_fields), token_ends[kept].reshape(-1, n_fields)
+    return (lambda field: starts[:, field]), (lambda field: ends[:, field]), lines
+
+
+def report_bad_line(buffer, line_ends, wrong, control, layout):
+    """Raise BadLine for the first line with a control byte or a wrong number of tokens."""
+    control_line = np.searchsorted(line_ends, control[0]) if len(control) else len(line_ends)
+    line = min(control_line, wrong[0] if len(wrong) else len(line_ends))
+    begin = line_ends[line - 1] + 1 if line else 0
+    content = buffer[begin : line_ends[line]].tobytes()
+    shown = repr(content.decode("utf-8", "backslashreplace")[:80])
+    if line == control_line:
+        byte = int(buffer[control[0]])
+        what = "a NUL byte (0x00)" if byte == 0 else f"control byte {byte:#04x}"
+        raise BadLine(line, f"{what} in {shown}; {layout.kind} columns are separated by spaces or tabs.")
+    expected = f"at least {len(layout.fields)}" if layout.extra else f"the {len(layout.fields)}"
+    raise BadLine(
+        line,
+        f"expected {expected} columns of a {layout.kind} file ({' '.join(layout.fields)}); "
+        f"got {len(content.split())}: {shown}.",
+    )
+
+
+# Zero bytes after a chunk, so that a token near its end can be read as a window of PADDING bytes.
+PADDING = 64
+# The masks that keep the first 0 to 8 bytes of a little-endian 64-bit word.
+LOW_BYTES = np.array([2 ** (8 * count) - 1 for count in range(9)], dtype=np.uint64)
+
+
+def fixed_width(padded, size, starts, lengths):
+    """The tokens ``padded[starts[i]:starts[i] + lengths[i]]`` as one fixed-width byte-string array (zero padded).
+
+    ``padded`` holds the ``size`` bytes of the chunk followed by PADDING zero bytes.
+    """
+    width = int(lengths.max(initial=1))
+    if width <= 8:  # nearly always: each token one unaligned 64-bit load, the bytes past its end masked off
+        words = np.ndarray((size,), dtype="<u8", buffer=padded, strides=(1,))[starts]
+        words &= LOW_BYTES[lengths]
+        return np.ascontiguousarray(words.view(np.uint8).reshape(-1, 8)[:, :width]).view(f"S{width}").reshape(-1)
+    if width > PADDING:
+        padded = np.concatenate((padded[:size], np.zeros(width, dtype=np.uint8)))
+    # Every window of ``width`` bytes as one string, without copying; one gather takes each token's, and the
+    # bytes past each token's end are zeroed.
+    windows = np.ndarray((size,), dtype=f"S{width}", buffer=padded, strides=(1,))
+    tokens = windows[starts]
+    tokens.view(np.uint8).reshape(len(tokens), width)[...] *= np.arange(width) < lengths[:, None]
+    return tokens
+
+
+def tokens(data, offset, padded, size, starts, ends, fits):
+    """A chunk's tokens (its bytes from ``offset`` on), and their number of bytes in all.
+
+    Fixed-width while ``fits(count, width, total)``, else bytes objects.
+    """
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if fits(len(lengths), int(lengths.max(initial=1)), total):
+        return fixed_width(padded, size, starts, lengths), total
+    begins, stops = (starts + offset).tolist(), (ends + offset).tolist()
+    return objects([data[begin:stop] for begin, stop in zip(begins, stops, strict=True)]), total
+
+
+# ---- numbers: exactly as Python's float() and int() read them -----------------------------------
+
+# Numbers are parsed from fixed-width tokens of at most NUMBER_WIDTH bytes; a column with a longer
+# token (which no real run has) is parsed one token at a time.
+NUMBER_WIDTH = 32
+
+
+def fits_number_width(count, width, total):
+    """Whether number tokens go in a fixed-width array: when none is longer than NUMBER_WIDTH."""
+    return width <= NUMBER_WIDTH
+
+
+def to_numbers(tokens, dtype, lines, field, layout):
+    """A chunk's numbers, exactly as ``float()`` or ``int()`` reads each token; BadLine for the first bad one."""
+    try:
+        if tokens.dtype.kind == "S":
+            values = parse(tokens, dtype)
+        else:
+            values = np.array([number(token, dtype, field) for token in tokens], dtype=dtype)
+    except (ValueError, OverflowError):
+        for row, token in enumerate(tokens.tolist()):  # the first token that is no number, for the message
+            try:
+                number(token, dtype, field)
+            except ValueError as error:
+                raise BadLine(lines[row], str(error)) from None
+        raise
+    if dtype is np.float64 and np.isnan(values).any():
+        line = lines[np.flatnonzero(np.isnan(values))[0]]
+        raise BadLine(line, f"the {field} is NaN; every {layout.kind} line needs a number there.")
+    return values
+
+
+def parse(tokens, dtype):
+    """Fixed-width tokens as numbers: numpy's casts, which read each as ``float()`` or ``int()`` does."""
+    if dtype is np.float64:
+        return parse_decimals(tokens)
+    refuse_underscores(tokens)
+    return tokens.astype(dtype)
+
+
+def refuse_underscores(tokens):
+    """A ValueError (which :func:`to_numbers` then names) where a token holds ``_``: Python reads 1_000 as
+    1000, C's atof and atol (trec_eval's) as 1."""
+    if len(tokens) and (np.strings.find(tokens, b"_") >= 0).any():
+        raise ValueError("an underscore in a number")
+
+
+def number(token, dtype, field):
+    """One token as ``float()`` or ``int()`` reads it, an int64 in range; a ValueError says what is wrong.
+
+    Python's digit separators are refused: trec_eval reads ``1_000`` as 1.
+    """
+    shown = token.decode("utf-8", "backslashreplace")
+    if b"_" in token:
+        raise ValueError(
+            f"the {field} {shown!r} holds an underscore, which Python reads as a digit separator and trec_eval "
+            "(C's atof, atol) as the end of the number: write it without one."
+        )
+    if dtype is np.float64:
+        try:
+            return float(token)
+        except ValueError:
+            raise ValueError(f"the {field} column must be a number; got {shown!r}.") from None
+    try:
+        value = int(token)
+    except ValueError:
+        raise ValueError(f"the {field} column must be an integer; got {shown!r}.") from None
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"the {field} {shown} does not fit in 64 bits (trec_eval's long).")
+    return value
+
+
+def parse_decimals(values):
+    """Byte-string numbers of at most NUMBER_WIDTH bytes as float64, exactly as ``float()`` reads them.
+
+    Plain decimals of at most 15 digits (``-12.375``), nearly every score in
+    a run, are read with array arithmetic: their digits form an integer
+    below 2**53 and the power of ten is exact, so one division rounds
+    correctly, as a correctly rounded parser does. The others (exponents,
+    ``inf``, long mantissas) go through numpy's cast, which calls
+    ``float()``. The counters are 8-bit: tokens of at most NUMBER_WIDTH
+    bytes cannot make them wrap around.
+    """
+    if not len(values):
+        return np.empty(0)
+    columns = np.ascontiguousarray(values.view(np.uint8).reshape(len(values), -1).T)  # one row per place
+    mantissa = np.zeros(len(values), dtype=np.int64)
+    n_digits = np.zeros(len(values), dtype=np.int8)
+    decimals = np.zeros(len(values), dtype=np.int8)
+    dots = np.zeros(len(values), dtype=np.int8)
+    plain = columns[0] != 0
+    negative = columns[0] == 45
+    for place, column in enumerate(columns):
+        digit = column - np.uint8(48)
+        is_digit = digit < 10
+        np.copyto(mantissa, mantissa * 10 + digit, where=is_digit)
+        n_digits += is_digit
+        decimals += is_digit & (dots > 0)
+        is_dot = column == 46
+        dots += is_dot
+        allowed = is_digit | is_dot | (column == 0)
+        plain &= (allowed | negative) if place == 0 else allowed
+    plain &= (dots <= 1) & (n_digits > 0) & (n_digits <= 15)
+    numbers = mantissa / 10.0**decimals
+    np.negative(numbers, out=numbers, where=negative)
+    if not plain.all():
+        refuse_underscores(values[~plain])
+        numbers[~plain] = values[~plain].astype(np.float64)
+    return numbers
+
+
+def last_data_line(data):
+    """The tokens of the last line of ``data`` that is neither blank nor a comment ([] when none is)."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        tokens = data[start:end].split()
+        if tokens and not tokens[0].startswith(b"#"):
+            return tokens
+        end = start
+    return []
