@@ -7,6 +7,8 @@ _EXPORTS = {
     "._chain_models": ("CascadeModel", "ClickChainModel", "DependentClickModel", "DynamicBayesianNetwork"),
     "._ips": ("ips_interval", "ips_score"),
     "._position_models": ("PositionBasedModel", "UserBrowsingModel"),
+    "._propensity": ("estimate_position_propensity",),
+    "._slate": ("off_policy_value",),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
