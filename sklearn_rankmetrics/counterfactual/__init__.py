@@ -5,6 +5,7 @@ from .._core._lazy import lazy_exports
 
 _EXPORTS = {
     "._chain_models": ("CascadeModel", "ClickChainModel", "DependentClickModel", "DynamicBayesianNetwork"),
+    "._interleaving": ("Interleaving", "InterleavingOutcome", "credit", "interleave", "multileave"),
     "._ips": ("ips_interval", "ips_score"),
     "._position_models": ("PositionBasedModel", "UserBrowsingModel"),
     "._propensity": ("estimate_position_propensity",),

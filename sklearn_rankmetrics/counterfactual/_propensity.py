@@ -91,7 +91,7 @@ def estimate_position_propensity(
     ...     np.array([0.9, 0.5, 0.2])[docs], -position, qid=qid, random_state=0)
     >>> p = estimate_position_propensity(clicks, qid=qid, position=position, doc_id=docs)
     >>> print(p.round(2))
-    [1.   0.55 0.33]
+    [1.   0.55 0.34]
     """
     method = check_option("method", method, METHODS)
     clicks = check_binary(clicks, "clicks")

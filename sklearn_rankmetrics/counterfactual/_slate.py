@@ -204,8 +204,9 @@ def off_policy_value(
     else:
         if pscore is None or evaluation_pscore is None:
             raise TypeError(f"estimator {estimator!r} needs pscore and evaluation_pscore.")
-        behaviour = slates.matrix(check_probabilities(pscore, "pscore", n_rows), fill=1.0)
-        target = slates.matrix(check_probabilities(evaluation_pscore, "evaluation_pscore", n_rows, zero=True))
+        pscore = check_probabilities(pscore, "pscore", n_rows)
+        evaluation_pscore = check_probabilities(evaluation_pscore, "evaluation_pscore", n_rows, zero=True)
+        behaviour, target = slates.matrix(pscore, fill=1.0), slates.matrix(evaluation_pscore)
         if estimator in ("sips", "snsips"):
             check_slate_constant(pscore, slates, "pscore")
             check_slate_constant(evaluation_pscore, slates, "evaluation_pscore")
