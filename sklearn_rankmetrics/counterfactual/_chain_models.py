@@ -238,7 +238,7 @@ class DynamicBayesianNetwork(ChainModel):
         return 1 - satisfaction, 1.0
 
     def simulate(self, attractiveness, y_score, *, qid, satisfaction=None, random_state=None):
-        """Clicks that users following the model would give to the ranking of ``y_score`` in each session.
+        """Simulate the clicks of users who follow the model on the ranking of ``y_score`` in each session.
 
         Parameters
         ----------

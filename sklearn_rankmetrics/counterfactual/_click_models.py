@@ -133,7 +133,7 @@ class ClickModel:
 
         Parameters
         ----------
-        clicks, qid, doc_id, position
+        clicks, qid, doc_id, position : array-like of shape (n_rows,)
             A click log, as in :meth:`fit`. Documents that the model did not
             see in ``fit`` take the mean of the fitted attractiveness.
 
@@ -151,7 +151,7 @@ class ClickModel:
 
         Parameters
         ----------
-        clicks, qid, doc_id, position
+        clicks, qid, doc_id, position : array-like of shape (n_rows,)
             A click log, as in :meth:`fit`.
         by_rank : bool, default=False
             The perplexity of each rank; False: their mean.
@@ -171,7 +171,7 @@ class ClickModel:
         return by_ranks if by_rank else float(by_ranks.mean())
 
     def simulate(self, attractiveness, y_score, *, qid, random_state=None):
-        """Clicks that users following the model would give to the ranking of ``y_score`` in each session.
+        """Simulate the clicks of users who follow the model on the ranking of ``y_score`` in each session.
 
         Parameters
         ----------

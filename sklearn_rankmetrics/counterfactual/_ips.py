@@ -310,7 +310,7 @@ def ips_interval(
 
     Parameters
     ----------
-    clicks, y_score, qid, propensity, metric, estimator, clip, ties
+    clicks, y_score, qid, propensity, metric, estimator, clip, ties : see ips_score
         As in :func:`ips_score`.
     confidence_level : float, default=0.95
         Coverage of the interval, in (0, 1).
