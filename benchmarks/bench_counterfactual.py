@@ -52,20 +52,29 @@ def main():
     attractiveness = rng.choice([0.02, 0.1, 0.4, 0.8], size=n * k)
     attention = 1 / np.arange(1, k + 1) ** 0.7
     print(f"{n:,} impressions x {k} positions = {n * k:,} rows")
-    clicks, _ = timed("simulate the log (PositionBasedModel.simulate)", lambda: PositionBasedModel(
-        attention=attention).simulate(attractiveness, -position, qid=qid, random_state=0))
+    clicks, _ = timed(
+        "simulate the log (PositionBasedModel.simulate)",
+        lambda: PositionBasedModel(attention=attention).simulate(attractiveness, -position, qid=qid, random_state=0),
+    )
     propensity = attention[position - 1]
     new_scores = attractiveness + rng.normal(scale=0.3, size=n * k)
     for metric in ("dcg@10", "ndcg@10", "precision@5", "mrr"):
-        timed(f"ips_score {metric}", lambda m=metric: ips_score(clicks, new_scores, qid=qid, propensity=propensity,
-                                                                metric=m))
-    timed("ips_score dcg@10, snips, clip=10", lambda: ips_score(clicks, new_scores, qid=qid, propensity=propensity,
-                                                               estimator="snips", clip=10.0))
-    timed("ips_interval dcg@10 (1,000 resamples)", lambda: ips_interval(clicks, new_scores, qid=qid,
-                                                                         propensity=propensity, n_resamples=1000,
-                                                                         random_state=0))
-    timed("estimate_position_propensity (EM, 200 iterations at most)", lambda: estimate_position_propensity(
-        clicks, qid=qid, position=position, doc_id=docs))
+        timed(
+            f"ips_score {metric}",
+            lambda m=metric: ips_score(clicks, new_scores, qid=qid, propensity=propensity, metric=m),
+        )
+    timed(
+        "ips_score dcg@10, snips, clip=10",
+        lambda: ips_score(clicks, new_scores, qid=qid, propensity=propensity, estimator="snips", clip=10.0),
+    )
+    timed(
+        "ips_interval dcg@10 (1,000 resamples)",
+        lambda: ips_interval(clicks, new_scores, qid=qid, propensity=propensity, n_resamples=1000, random_state=0),
+    )
+    timed(
+        "estimate_position_propensity (EM, 200 iterations at most)",
+        lambda: estimate_position_propensity(clicks, qid=qid, position=position, doc_id=docs),
+    )
     timed("ClickChainModel.fit (EM)", lambda: ClickChainModel(max_iter=20).fit(clicks, qid=qid, doc_id=docs))
     a = np.argsort(-new_scores.reshape(n, k), axis=1)
     b = np.argsort(-attractiveness.reshape(n, k), axis=1)
@@ -88,11 +97,18 @@ def compare_with_obp(n_slates, rng):
     reward = (rng.random(n_slates * length) < 0.2).astype(float)
     pscore = np.repeat(rng.uniform(0.01, 1, n_slates), length)
     evaluation = np.repeat(rng.uniform(0, 1, n_slates), length)
-    theirs, obp_seconds = timed(f"obp SlateStandardIPS, {n_slates:,} slates", lambda: float(
-        obp.SlateStandardIPS(len_list=length).estimate_policy_value(
-            slate_id=slate, reward=reward, position=position, pscore=pscore, evaluation_policy_pscore=evaluation)))
-    ours, our_seconds = timed(f"off_policy_value sips, {n_slates:,} slates", lambda: off_policy_value(
-        reward, qid=slate, position=position + 1, pscore=pscore, evaluation_pscore=evaluation))
+    theirs, obp_seconds = timed(
+        f"obp SlateStandardIPS, {n_slates:,} slates",
+        lambda: float(
+            obp.SlateStandardIPS(len_list=length).estimate_policy_value(
+                slate_id=slate, reward=reward, position=position, pscore=pscore, evaluation_policy_pscore=evaluation
+            )
+        ),
+    )
+    ours, our_seconds = timed(
+        f"off_policy_value sips, {n_slates:,} slates",
+        lambda: off_policy_value(reward, qid=slate, position=position + 1, pscore=pscore, evaluation_pscore=evaluation),
+    )
     print(f"equal: {abs(ours - theirs) <= 1e-10 * max(1, abs(theirs))}; obp / ours: {obp_seconds / our_seconds:.1f}x")
 
 

@@ -51,8 +51,9 @@ propensity = propensity_by_rank[position - 1]
 new = grade + rng.normal(scale=0.5, size=n * k)  # the candidate: closer to the grades
 for name, scores in (("production", production), ("new", new)):
     estimate = ips_score(clicks, scores, qid=qid, propensity=propensity, metric="dcg@5")
-    low, high = ips_interval(clicks, scores, qid=qid, propensity=propensity, metric="dcg@5", n_resamples=500,
-                             random_state=0)
+    low, high = ips_interval(
+        clicks, scores, qid=qid, propensity=propensity, metric="dcg@5", n_resamples=500, random_state=0
+    )
     ranks = np.empty(n * k, dtype=int)
     ranks[np.lexsort((-scores, qid))] = np.tile(np.arange(1, k + 1), n)
     truth = np.sum(attractiveness * (ranks <= 5) / np.log2(ranks + 1)) / n / attention[0]
@@ -81,7 +82,7 @@ def detects(n_queries, seed):
 
 sizes = [25, 50, 100, 200, 400]
 power = [np.mean([detects(size, seed) for seed in range(40)]) for size in sizes]
-for size, value in zip(sizes, power):
+for size, value in zip(sizes, power, strict=False):
     print(f"{size:>4} queries: power {value:.2f}")
 
 fig, ax = plt.subplots(figsize=(5, 3.5))

@@ -418,7 +418,7 @@ def chain_alpha(log, posteriors, n_docs, extra_clicks=0.0, extra_shown=0.0):
 def run_em(model, step, parameters):
     """EM: ``step(parameters)`` until no parameter moves by more than ``model.tol`` or ``model.max_iter`` steps."""
     model._check_iterations()
-    for iteration in range(model.max_iter):
+    for iteration in range(model.max_iter):  # noqa: B007 (n_iter_ reads it after the loop)
         updated = step(*parameters)
         change = max(np.abs(new - old).max() for new, old in zip(updated, parameters, strict=True))
         parameters = updated

@@ -12,8 +12,15 @@ from sklearn.utils import check_random_state
 
 from .._core._ranking import build_ranking
 from .._core._validation import as_float_array, check_integer, check_real, check_scores, plain
-from ._log import Sessions, check_length, check_probabilities, document_codes, impression_codes, known_codes
-from ._log import session_layout
+from ._log import (
+    Sessions,
+    check_length,
+    check_probabilities,
+    document_codes,
+    impression_codes,
+    known_codes,
+    session_layout,
+)
 
 # Probabilities are kept this far from 0 and 1 in logarithms: a model that rules out an observed click (the
 # cascade model after a first click) gets a large finite penalty, not -inf.

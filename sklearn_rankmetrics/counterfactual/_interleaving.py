@@ -43,7 +43,9 @@ def check_rankings(rankings, name):
             raise ValueError(f"{label} lists a document twice in one query's ranking.")
         checked.append(array)
     if len({array.shape[0] for array in checked}) > 1:
-        raise ValueError(f"the rankings must have the same number of queries (rows); got {[a.shape[0] for a in checked]}.")
+        raise ValueError(
+            f"the rankings must have the same number of queries (rows); got {[a.shape[0] for a in checked]}."
+        )
     return checked
 
 
@@ -321,7 +323,6 @@ def multileave(rankings, *, method="team_draft", length=None, random_state=None,
     """
     method = check_option("method", method, MULTILEAVING)
     names = [f"rankings[{index}]" for index in range(len(rankings))]
-    rankings = rankings if isinstance(rankings, list) and all(isinstance(r, np.ndarray) for r in rankings) else rankings
     rankings = check_rankings(list(rankings), names)
     if len(rankings) < 2:
         raise ValueError(f"multileaving needs at least two rankings; got {len(rankings)}.")
@@ -441,7 +442,9 @@ def credit(interleaving, clicks):
     InterleavingOutcome(wins=0, losses=0, ties=0, delta=0.0000, pvalue=1)
     """
     if not isinstance(interleaving, Interleaving):
-        raise TypeError(f"interleaving must be what interleave or multileave returned; got {type(interleaving).__name__}.")
+        raise TypeError(
+            f"interleaving must be what interleave or multileave returned; got {type(interleaving).__name__}."
+        )
     ranking = interleaving.ranking_
     clicked = np.asarray(clicks)
     if clicked.ndim == 1:

@@ -145,9 +145,7 @@ def impression_values(base, numerator, normaliser, total, estimator):
     """Each impression's value (nan where undefined) and its weight in the mean."""
     estimator = check_option("estimator", estimator, ESTIMATORS)
     if base == "psp" and estimator == "snips":
-        raise ValueError(
-            "psp@k is already self-normalised (Jain et al.'s ratio of sums); use estimator='ips' with it."
-        )
+        raise ValueError("psp@k is already self-normalised (Jain et al.'s ratio of sums); use estimator='ips' with it.")
     with np.errstate(invalid="ignore", divide="ignore"):
         if normaliser is not None:
             values = np.where(normaliser > 0, numerator / normaliser, np.nan)
@@ -356,4 +354,6 @@ def ips_interval(
     kept = ~np.isnan(values)
     if not kept.any():
         raise ValueError(f"no impression defines {metric!r} (none has a click); no interval exists.")
-    return bootstrap_interval(values[kept], n_resamples, confidence_level, rng, None if weights is None else weights[kept])
+    return bootstrap_interval(
+        values[kept], n_resamples, confidence_level, rng, None if weights is None else weights[kept]
+    )

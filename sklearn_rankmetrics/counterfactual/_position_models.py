@@ -26,7 +26,7 @@ class ExaminationModel(ClickModel):
         reached = np.bincount(entries, minlength=n_entries).astype(np.float64)
         alpha, gamma = np.full(n_docs, 0.5), np.full(n_entries, 0.5)
         clicked = clicks[mask]
-        for iteration in range(self.max_iter):
+        for iteration in range(self.max_iter):  # noqa: B007 (n_iter_ reads it after the loop)
             a, g = alpha[docs], gamma[entries]
             missed = 1 - g * a  # the probability of no click
             attractive = clicked + (1 - clicked) * a * (1 - g) / missed

@@ -218,7 +218,9 @@ def off_policy_value(
             weights = weights / normalisers(weights, mask, by_slot=estimator != "snsips")
         terms = weights * rewards
         if estimator == "cascade-dr":
-            terms = cascade_dr_terms(slates, weights, rewards, *action_matrices(action, q_hat, evaluation_action_dist, n_rows))
+            terms = cascade_dr_terms(
+                slates, weights, rewards, *action_matrices(action, q_hat, evaluation_action_dist, n_rows)
+            )
     values = (terms * mask).sum(axis=1)
     return float(values.mean()) if average else values
 

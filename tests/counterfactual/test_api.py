@@ -18,7 +18,11 @@ METHODS = [
 
 def test_the_wing_is_a_submodule_of_the_package():
     assert sklearn_rankmetrics.counterfactual is counterfactual
-    public = {name for name in dir(counterfactual) if not name.startswith("_") and not inspect.ismodule(getattr(counterfactual, name))}
+    public = {
+        name
+        for name in dir(counterfactual)
+        if not name.startswith("_") and not inspect.ismodule(getattr(counterfactual, name))
+    }
     assert public == set(counterfactual.__all__)
 
 
@@ -36,5 +40,12 @@ def test_numpydoc(name):
 def test_options_are_keyword_only(name):
     parameters = inspect.signature(getattr(counterfactual, name)).parameters.values()
     positional = [p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]
-    assert positional in ([], ["clicks"], ["clicks", "y_score"], ["reward"], ["ranking_a", "ranking_b"],
-                          ["rankings"], ["interleaving", "clicks"]), positional
+    assert positional in (
+        [],
+        ["clicks"],
+        ["clicks", "y_score"],
+        ["reward"],
+        ["ranking_a", "ranking_b"],
+        ["rankings"],
+        ["interleaving", "clicks"],
+    ), positional

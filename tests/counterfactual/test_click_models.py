@@ -100,9 +100,9 @@ def session_probability(model, clicks, alpha):
             return 1.0
         if clicks[r]:
             go = after_click(r)
-            rest = 1.0 if r == n - 1 else go * from_rank(r + 1) + (1 - go) * (not clicks[r + 1:].any())
+            rest = 1.0 if r == n - 1 else go * from_rank(r + 1) + (1 - go) * (not clicks[r + 1 :].any())
             return alpha[r] * rest
-        rest = 1.0 if r == n - 1 else without * from_rank(r + 1) + (1 - without) * (not clicks[r + 1:].any())
+        rest = 1.0 if r == n - 1 else without * from_rank(r + 1) + (1 - without) * (not clicks[r + 1 :].any())
         return (1 - alpha[r]) * rest
 
     return from_rank(0)
@@ -116,7 +116,9 @@ def session_probability(model, clicks, alpha):
 def test_log_likelihood_equals_the_enumerated_session_probabilities(model, layout):
     docs, qid, _ = layout
     # The cascade model allows one click per session (a second has probability 0): its own clicks for it.
-    truth = CascadeModel() if isinstance(model, CascadeModel) else DependentClickModel(continuation=[0.6, 0.5, 0.4, 0.3])
+    truth = (
+        CascadeModel() if isinstance(model, CascadeModel) else DependentClickModel(continuation=[0.6, 0.5, 0.4, 0.3])
+    )
     clicks = simulate(truth, layout)
     rows = slice(0, 400 * N_RANKS)
     model.fit(clicks, qid=qid, doc_id=docs)
@@ -173,21 +175,37 @@ def test_propensity_em_and_swap_recover_the_attention():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: PositionBasedModel().fit([0, 1, 3], qid=[1, 1, 1], doc_id=[1, 2, 3]), ValueError, "clicks must hold 0"),
+        (
+            lambda: PositionBasedModel().fit([0, 1, 3], qid=[1, 1, 1], doc_id=[1, 2, 3]),
+            ValueError,
+            "clicks must hold 0",
+        ),
         (lambda: PositionBasedModel().fit([0, 1, 1], qid=[1, 1], doc_id=[1, 2, 3]), ValueError, "qid has 2 values"),
         (lambda: PositionBasedModel().fit([0, 1, 1], qid=[1, 1, 1], doc_id=None), TypeError, "doc_id is required"),
-        (lambda: CascadeModel().fit([0, 1, 1], qid=[1, 1, 1], doc_id=[1, 2, 3], position=[1, 3, 4]), ValueError,
-         r"position must number the rows of each impression 1, 2, ..., n"),
-        (lambda: PositionBasedModel().simulate([0.5, 2.0], [1, 2], qid=[1, 1]), ValueError,
-         r"attractiveness must lie in \[0, 1\]; got 2.0"),
+        (
+            lambda: CascadeModel().fit([0, 1, 1], qid=[1, 1, 1], doc_id=[1, 2, 3], position=[1, 3, 4]),
+            ValueError,
+            r"position must number the rows of each impression 1, 2, ..., n",
+        ),
+        (
+            lambda: PositionBasedModel().simulate([0.5, 2.0], [1, 2], qid=[1, 1]),
+            ValueError,
+            r"attractiveness must lie in \[0, 1\]; got 2.0",
+        ),
         (lambda: PositionBasedModel().simulate([0.5, 0.5], [1, 2], qid=[1, 1]), ValueError, "needs attention="),
         (lambda: CascadeModel().log_likelihood([0, 1], qid=[1, 1], doc_id=[1, 2]), AttributeError, "not fitted yet"),
         (lambda: PositionBasedModel(max_iter=0).fit([0, 1], qid=[1, 1], doc_id=[1, 2]), ValueError, "max_iter must be"),
         (lambda: ClickChainModel(tau=[0.5, 0.5]).simulate([0.5], [1], qid=[1]), ValueError, "tau must hold three"),
-        (lambda: estimate_position_propensity([0, 1], qid=[1, 1], position=[1, 2], method="swap"), TypeError,
-         "needs swapped_with"),
-        (lambda: estimate_position_propensity([0, 1], qid=[1, 1], position=[0, 1]), ValueError,
-         r"position must hold 1-based ranks"),
+        (
+            lambda: estimate_position_propensity([0, 1], qid=[1, 1], position=[1, 2], method="swap"),
+            TypeError,
+            "needs swapped_with",
+        ),
+        (
+            lambda: estimate_position_propensity([0, 1], qid=[1, 1], position=[0, 1]),
+            ValueError,
+            r"position must hold 1-based ranks",
+        ),
     ],
 )
 def test_bad_inputs_name_the_argument(call, error, match):

@@ -15,8 +15,15 @@ def weight(base, rank, k):
     """The metric's weight at 1-based ``rank``."""
     if k is not None and rank > k:
         return 0.0
-    return {"dcg": 1 / np.log2(rank + 1), "ndcg": 1 / np.log2(rank + 1), "precision": 1 / (k or 1),
-            "p": 1 / (k or 1), "psp": 1 / (k or 1), "recall": 1.0, "arp": float(rank)}[base]
+    return {
+        "dcg": 1 / np.log2(rank + 1),
+        "ndcg": 1 / np.log2(rank + 1),
+        "precision": 1 / (k or 1),
+        "p": 1 / (k or 1),
+        "psp": 1 / (k or 1),
+        "recall": 1.0,
+        "arp": float(rank),
+    }[base]
 
 
 def naive_impression(base, k, clicks, scores, weights):
@@ -84,8 +91,9 @@ def test_equals_a_loop_over_impressions(metric, estimator, ties):
     for seed in range(3):
         clicks, scores, qid, propensity = random_log(seed, ties=ties)
         for clip in (None, 4.0):
-            found = ips_score(clicks, scores, qid=qid, propensity=propensity, metric=metric, estimator=estimator,
-                              clip=clip)
+            found = ips_score(
+                clicks, scores, qid=qid, propensity=propensity, metric=metric, estimator=estimator, clip=clip
+            )
             expected = naive_ips(clicks, scores, qid, propensity, metric, estimator, clip)
             assert found == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
@@ -95,8 +103,9 @@ def test_per_impression_values_follow_sorted_qid():
     values = ips_score(clicks, scores, qid=qid, propensity=propensity, metric="dcg@3", average=False)
     for q, value in zip(np.unique(qid), values, strict=True):
         rows = qid == q
-        assert value == pytest.approx(ips_score(clicks[rows], scores[rows], qid=qid[rows],
-                                                propensity=propensity[rows], metric="dcg@3"))
+        assert value == pytest.approx(
+            ips_score(clicks[rows], scores[rows], qid=qid[rows], propensity=propensity[rows], metric="dcg@3")
+        )
 
 
 def test_pyxclib_propensity_scored_precision_worked_example():
@@ -141,12 +150,21 @@ def test_ips_is_unbiased_for_the_true_dcg_under_a_known_pbm():
     for _ in range(repetitions):
         qid, alpha, clicks, propensity = pbm_log(rng, 400, attention, [0.05, 0.3, 0.8])
         new_scores = alpha + rng.normal(scale=0.3, size=len(alpha))
-        truth = np.mean([
-            sum(a / np.log2(rank + 2) for rank, a in enumerate(alpha[qid == q][np.argsort(-new_scores[qid == q])]))
-            for q in range(400)
-        ])
-        low, high = ips_interval(clicks, new_scores, qid=qid, propensity=propensity, metric="dcg@5",
-                                 n_resamples=500, random_state=int(rng.integers(2**31)))
+        truth = np.mean(
+            [
+                sum(a / np.log2(rank + 2) for rank, a in enumerate(alpha[qid == q][np.argsort(-new_scores[qid == q])]))
+                for q in range(400)
+            ]
+        )
+        low, high = ips_interval(
+            clicks,
+            new_scores,
+            qid=qid,
+            propensity=propensity,
+            metric="dcg@5",
+            n_resamples=500,
+            random_state=int(rng.integers(2**31)),
+        )
         covered += low <= truth <= high
     assert covered >= stats.binom.ppf(0.001, repetitions, 0.95)
 

@@ -32,7 +32,9 @@ def logged_slates(seed, n_slates=300, length=4, n_actions=6):
     def marginal(prefix):
         # P(the logged item at slot l) = the sum over the rankings that put it there.
         full = prefix[:, :, -1]
-        return np.array([[full[i, rankings[:, l] == actions[i, l]].sum() for l in range(length)] for i in range(n_slates)])
+        return np.array(
+            [[full[i, rankings[:, slot] == actions[i, slot]].sum() for slot in range(length)] for i in range(n_slates)]
+        )
 
     rows = np.arange(n_slates)
     data = {
@@ -53,26 +55,31 @@ def logged_slates(seed, n_slates=300, length=4, n_actions=6):
     exp_e = np.exp(logits_e)
     taken = np.zeros((n_slates, n_actions), dtype=bool)
     dist = np.zeros((n_slates, length, n_actions))
-    for l in range(length):
+    for slot in range(length):
         free = np.where(taken, 0.0, exp_e)
-        dist[:, l] = free / free.sum(axis=1, keepdims=True)
-        taken[rows, actions[:, l]] = True
+        dist[:, slot] = free / free.sum(axis=1, keepdims=True)
+        taken[rows, actions[:, slot]] = True
     data["q_hat"], data["evaluation_action_dist"] = q_hat, dist.reshape(-1, n_actions)
     # Shuffle the rows: off_policy_value finds each slate's slots by qid and position.
     return data, rng.permutation(n_slates * length), n_actions
 
 
+IPS = ("pscore", "evaluation_policy_pscore", "pscore", "evaluation_pscore")
+ITEM_POSITION = ("pscore_item_position", "evaluation_policy_pscore_item_position")
+CASCADE = ("pscore_cascade", "evaluation_policy_pscore_cascade")
+# Our estimator: (obp's class, obp's two pscore arguments, the data's two pscore columns).
 ESTIMATORS = {
-    "sips": ("SlateStandardIPS", "pscore", "evaluation_policy_pscore", "pscore", "evaluation_pscore"),
-    "snsips": ("SelfNormalizedSlateStandardIPS", "pscore", "evaluation_policy_pscore", "pscore", "evaluation_pscore"),
-    "iips": ("SlateIndependentIPS", "pscore_item_position", "evaluation_policy_pscore_item_position")
-    + ("pscore_item_position", "evaluation_pscore_item_position"),
-    "sniips": ("SelfNormalizedSlateIndependentIPS", "pscore_item_position", "evaluation_policy_pscore_item_position")
-    + ("pscore_item_position", "evaluation_pscore_item_position"),
-    "rips": ("SlateRewardInteractionIPS", "pscore_cascade", "evaluation_policy_pscore_cascade")
-    + ("pscore_cascade", "evaluation_pscore_cascade"),
-    "snrips": ("SelfNormalizedSlateRewardInteractionIPS", "pscore_cascade", "evaluation_policy_pscore_cascade")
-    + ("pscore_cascade", "evaluation_pscore_cascade"),
+    "sips": ("SlateStandardIPS", *IPS),
+    "snsips": ("SelfNormalizedSlateStandardIPS", *IPS),
+    "iips": ("SlateIndependentIPS", *ITEM_POSITION, "pscore_item_position", "evaluation_pscore_item_position"),
+    "sniips": (
+        "SelfNormalizedSlateIndependentIPS",
+        *ITEM_POSITION,
+        "pscore_item_position",
+        "evaluation_pscore_item_position",
+    ),
+    "rips": ("SlateRewardInteractionIPS", *CASCADE, "pscore_cascade", "evaluation_pscore_cascade"),
+    "snrips": ("SelfNormalizedSlateRewardInteractionIPS", *CASCADE, "pscore_cascade", "evaluation_pscore_cascade"),
 }
 
 
@@ -129,8 +136,12 @@ def test_dm_is_the_first_slots_expected_reward_model():
     # obp has no slate direct method: a loop over the slates is the reference.
     data, _, _ = logged_slates(3, n_slates=50)
     found = off_policy_value(
-        data["reward"], qid=data["slate_id"], position=data["position"] + 1, estimator="dm",
-        q_hat=data["q_hat"], evaluation_action_dist=data["evaluation_action_dist"],
+        data["reward"],
+        qid=data["slate_id"],
+        position=data["position"] + 1,
+        estimator="dm",
+        q_hat=data["q_hat"],
+        evaluation_action_dist=data["evaluation_action_dist"],
     )
     first = data["position"] == 0
     expected = np.mean([(data["q_hat"][i] * data["evaluation_action_dist"][i]).sum() for i in np.flatnonzero(first)])
