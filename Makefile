@@ -18,6 +18,9 @@ $(VENV)/.example: pyproject.toml $(VENV)/.created
 
 $(VENV)/.test: pyproject.toml $(VENV)/.created
 	$(BIN)/python -m pip install --quiet -e ".[test]"
+	# Open Bandit Pipeline, the reference of the counterfactual slate estimators: it declares Python < 3.11 and
+	# pins old releases, so it comes without its dependencies (the tests import only its slate estimators).
+	$(BIN)/python -m pip install --quiet --no-deps --ignore-requires-python obp==0.5.7
 	touch $@
 
 example: $(VENV)/.example

@@ -83,6 +83,7 @@ __getattr__, __dir__ = lazy_exports(
     _EXPORTS,
     globals(),
     submodules=(
+        "counterfactual",
         "dask",
         "datasets",
         "metrics",

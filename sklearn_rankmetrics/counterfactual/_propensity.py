@@ -1,0 +1,132 @@
+"""Position propensities from clicks: a swap intervention (RandPair) or EM on the position-based model."""
+
+import numpy as np
+
+from .._core._validation import check_integer, check_option
+from .._core._warnings import warn
+from ._log import check_binary, check_length, check_positions, impression_codes
+from ._position_models import PositionBasedModel
+
+METHODS = ("em", "swap")
+
+
+def estimate_position_propensity(
+    clicks, *, qid, position, method="em", doc_id=None, swapped_with=None, pivot=1, max_iter=200, tol=1e-6
+):
+    """Examination probability of each position, relative to the first (position 1 gets 1).
+
+    Parameters
+    ----------
+    clicks : array-like of shape (n_rows,)
+        1 where the shown document was clicked, else 0.
+    qid : array-like of shape (n_rows,)
+        Impression of each row.
+    position : array-like of shape (n_rows,)
+        1-based rank at which each row was shown.
+    method : {"em", "swap"}, default="em"
+        ``"em"``: fit the position-based model by EM (needs ``doc_id``, and
+        documents shown at several positions). ``"swap"``: a randomised swap
+        intervention (Joachims et al. 2017; RandPair, Wang et al. 2018),
+        where each impression showed the ranking with the documents at
+        ``pivot`` and at a random position ``k`` swapped (``k = pivot``: no
+        swap, the control); needs ``swapped_with``.
+    doc_id : array-like of shape (n_rows,), default=None
+        The query-document pair of each row, for ``method="em"``.
+    swapped_with : array-like of shape (n_rows,), default=None
+        For ``method="swap"``: the position ``k`` that the impression's
+        ``pivot`` was swapped with (the same on all its rows).
+    pivot : int, default=1
+        The position swapped with ``k`` in every impression.
+    max_iter : int, default=200
+        Most EM iterations.
+    tol : float, default=1e-6
+        EM stops once no parameter moves by more than ``tol``.
+
+    Returns
+    -------
+    propensity : ndarray of shape (n_positions,)
+        Propensity of positions 1, 2, ..., relative to position 1 (nan where
+        the data say nothing about a position, with a warning).
+
+    See Also
+    --------
+    ips_score : Uses them: ``propensity[position - 1]`` per row.
+    PositionBasedModel : The model behind both methods.
+
+    Notes
+    -----
+    Both methods assume the position-based model: a click is examination
+    (depending on the position alone) times relevance (not depending on the
+    position). Only ratios of propensities are identified, hence the scale
+    with position 1 at 1.
+
+    ``"swap"``: the document that the production ranker put at ``pivot``
+    has the same relevance, on average over impressions, whatever ``k`` the
+    randomisation drew; so its click rate at position ``k`` (in the
+    impressions of group ``k``) over its click rate at ``pivot`` (in the
+    control group) estimates :math:`p_k / p_{pivot}`. Each position needs
+    its own group and the control group needs clicks at ``pivot``; the
+    ratios are rescaled so that position 1 gets 1.
+
+    ``"em"``: :class:`PositionBasedModel`'s attention divided by that of
+    position 1; it needs each document at several positions.
+
+    References
+    ----------
+    .. [1] T. Joachims, A. Swaminathan and T. Schnabel, "Unbiased
+       Learning-to-Rank with Biased Feedback", WSDM 2017, section 6.
+    .. [2] X. Wang, N. Golbandi, M. Bendersky, D. Metzler and M. Najork,
+       "Position Bias Estimation for Unbiased Learning to Rank in Personal
+       Search", WSDM 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rankmetrics.counterfactual import PositionBasedModel, estimate_position_propensity
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(4000), 3)
+    >>> docs = np.concatenate([rng.permutation(3) for _ in range(4000)])
+    >>> position = np.tile([1, 2, 3], 4000)
+    >>> clicks = PositionBasedModel(attention=[0.9, 0.5, 0.3]).simulate(
+    ...     np.array([0.9, 0.5, 0.2])[docs], -position, qid=qid, random_state=0)
+    >>> p = estimate_position_propensity(clicks, qid=qid, position=position, doc_id=docs)
+    >>> print(p.round(2))
+    [1.   0.55 0.34]
+    """
+    method = check_option("method", method, METHODS)
+    clicks = check_binary(clicks, "clicks")
+    position = check_positions(position, len(clicks))
+    if method == "em":
+        model = PositionBasedModel(max_iter=max_iter, tol=tol).fit(clicks, qid=qid, doc_id=doc_id, position=position)
+        return model.attention_ / model.attention_[0]
+    return swap_propensity(clicks, qid, position, swapped_with, check_integer("pivot", pivot))
+
+
+def swap_propensity(clicks, qid, position, swapped_with, pivot):
+    """Relative propensities from a swap experiment (see :func:`estimate_position_propensity`)."""
+    if swapped_with is None:
+        raise TypeError("method='swap' needs swapped_with: the position each impression's pivot was swapped with.")
+    group = check_positions(swapped_with, len(clicks), "swapped_with")
+    codes = impression_codes(qid, len(clicks))
+    check_length(group, "swapped_with", len(clicks))
+    n_positions = int(max(position.max(), group.max(), pivot))
+    impressions = np.zeros(n_positions + 1)
+    first = np.unique(codes, return_index=True)[1]
+    np.add.at(impressions, group[first], 1.0)
+    if np.unique(np.stack([codes, group]), axis=1).shape[1] != len(first):
+        raise ValueError("swapped_with must be the same on every row of an impression.")
+    # The production ranker's pivot document sits at position k in group k (at the pivot in the control group).
+    moved = position == group
+    clicked = np.bincount(group[moved], weights=clicks[moved], minlength=n_positions + 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = clicked / impressions
+        relative = rate / rate[pivot]
+    relative = relative[1:] / relative[1]
+    if not np.isfinite(relative).all():
+        warn(
+            "some positions have no swap group, or the control group (or position 1's group) has no click at the "
+            "pivot: their propensity is nan. Log more impressions per group.",
+            RuntimeWarning,
+        )
+        relative = np.where(np.isfinite(relative), relative, np.nan)
+    return relative
