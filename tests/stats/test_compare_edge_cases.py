@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from sklearn_rankmetrics import RankingComparison, compare_rankings, topic_set_size, topic_set_size_anova
-from sklearn_rankmetrics._core._resampling import bootstrap_means
+from sklearn_rankmetrics._core._resampling import Resamples, bootstrap_means
 from sklearn_rankmetrics.stats._anova import tukey_columns
 from sklearn_rankmetrics.stats._paired_tests import (
     SMALL_BOOTSTRAP,
@@ -76,8 +76,8 @@ def test_effect_size_of_equal_differences_is_infinite_whatever_their_rounding():
     # 0.1 on every query: the float mean is not exactly 0.1, so the float standard deviation is not exactly 0.
     from sklearn_rankmetrics.stats._paired_tests import effect_size
 
-    assert effect_size(np.full(3, 0.1)) == np.inf and effect_size(np.full(7, -0.3)) == -np.inf
-    assert np.isnan(effect_size(np.array([0.2]))) and effect_size(np.zeros(1)) == 0.0
+    assert effect_size(np.full(3, 0.1), 0.1) == np.inf and effect_size(np.full(7, -0.3), -0.3) == -np.inf
+    assert np.isnan(effect_size(np.array([0.2]), 0.2)) and effect_size(np.zeros(1), 0.0) == 0.0
 
 
 @pytest.mark.parametrize("test", ["t-test", "tukey-hsd"])
@@ -186,8 +186,8 @@ def test_bootstrap_p_value_is_at_least_the_exact_randomization_one_up_to_13_quer
     for n_queries in (SMALL_BOOTSTRAP, SMALL_BOOTSTRAP + 1):
         differences = rng.choice([-1.0, 0.0, 1.0], size=(n_queries, 50))
         differences[:, 0] = 0  # identical systems
-        moments = bootstrap_means(bootstrap_t_columns(differences), 999, np.random.default_rng(1))
-        pvalues = np.array(paired_pvalues(differences, "bootstrap", 999, rng, moments))
+        moments = bootstrap_means(bootstrap_t_columns(differences), Resamples(999, np.random.default_rng(1)))
+        pvalues = np.array(paired_pvalues(differences, "bootstrap", moments=moments))
         bootstrap_t = bootstrap_t_pvalues(differences, moments)
         if n_queries <= SMALL_BOOTSTRAP:
             exact = exact_randomization_counts(differences) / 2**n_queries
@@ -210,8 +210,8 @@ def test_bootstrap_test_holds_its_level_for_few_queries_of_few_values(n_queries,
     n_sets, alpha = 4000, 0.05
     p = [(1 - zero_share) / 2, zero_share, (1 - zero_share) / 2] if len(values) == 3 else None
     differences = rng.choice(values, p=p, size=(n_queries, n_sets))
-    moments = bootstrap_means(bootstrap_t_columns(differences), 1999, rng)
-    pvalues = np.array(paired_pvalues(differences, "bootstrap", 1999, rng, moments))
+    moments = bootstrap_means(bootstrap_t_columns(differences), Resamples(1999, rng))
+    pvalues = np.array(paired_pvalues(differences, "bootstrap", moments=moments))
     rejected = np.mean(pvalues <= alpha)
     assert rejected <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / n_sets), rejected
 

@@ -21,6 +21,7 @@ from sklearn_rankmetrics import (
     topic_set_size_anova,
     topic_set_size_ci,
 )
+from sklearn_rankmetrics._core._resampling import Resamples
 from sklearn_rankmetrics.stats._anova import randomized_ranges, tukey_columns
 from sklearn_rankmetrics.stats._multiplicity import benjamini_hochberg, maxt_randomization
 from sklearn_rankmetrics.stats._power import expected_ci_width
@@ -115,7 +116,7 @@ def test_maxt_enumerated_equals_a_naive_step_down():
         differences = np.round(rng.normal(0.3, 1, (n_queries, 5)), 1)
         differences[:, 4] = differences[:, 0]  # a duplicated column: tied p-values
         differences[: n_queries - 2, 3] = 0.0  # a sparse column: two queries differ
-        raw, adjusted = maxt_randomization(differences, 2**n_queries, rng)
+        raw, adjusted = maxt_randomization(differences)
         expected_raw, expected_adjusted = naive_step_down(differences)
         np.testing.assert_allclose(raw, expected_raw, rtol=1e-12)
         np.testing.assert_allclose(adjusted, expected_adjusted, rtol=1e-12)
@@ -138,7 +139,7 @@ def test_maxt_stays_between_the_raw_p_values_and_holm_whatever_the_columns():
         )
         if trial % 4 == 0:
             differences[:, 0] = 0.25
-        raw, adjusted = maxt_randomization(differences, 499, rng)
+        raw, adjusted = maxt_randomization(differences, Resamples(499, rng) if 2**n > 499 else None)
         holm = multipletests(raw, method="holm")[1]
         assert (adjusted >= raw).all() and (adjusted <= holm + 1e-12).all(), trial
 
@@ -163,8 +164,8 @@ def test_maxt_keeps_the_raw_p_values_and_lies_between_raw_and_bonferroni():
 def test_maxt_by_sampling_agrees_with_the_enumeration():
     rng = np.random.default_rng(4)
     differences = rng.normal(0.4, 1, (12, 6))
-    exact = maxt_randomization(differences, 2**12, rng)[1]
-    sampled = maxt_randomization(differences, 2**12 - 1, np.random.default_rng(0))[1]
+    exact = maxt_randomization(differences)[1]
+    sampled = maxt_randomization(differences, Resamples(2**12 - 1, np.random.default_rng(0)))[1]
     np.testing.assert_allclose(sampled, exact, atol=4 * np.sqrt(0.25 / 4095) + 1e-3)
 
 
@@ -177,7 +178,7 @@ def test_maxt_controls_the_familywise_error_under_the_null():
     for _ in range(n_sets):
         values = rng.normal(0, 1, (15, 4)) + rng.normal(0, 1, (15, 1))  # a query effect, no system effect
         differences = np.column_stack([values[:, b] - values[:, a] for a, b in pairs])
-        adjusted = maxt_randomization(differences, 199, rng)[1]
+        adjusted = maxt_randomization(differences, Resamples(199, rng))[1]
         rejected += adjusted.min() <= alpha
     assert rejected / n_sets <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / n_sets)
 
