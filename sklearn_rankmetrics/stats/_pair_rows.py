@@ -19,7 +19,7 @@ from ._anova import TUKEY_TESTS, TukeyNull
 from ._comparison import COLUMNS
 from ._paired_tests import (
     bootstrap_t_columns,
-    effect_size,
+    effect_sizes,
     mean_difference,
     pair_differences,
     paired_pvalues,
@@ -80,9 +80,10 @@ class GroupTests:
         self.matrices, self.test, self.compute_pvalues = matrices, test, compute_pvalues
         self.n_systems = matrices[0].shape[1]
         self.bootstrap = Resamples(n_resamples, rng)
-        self.means = bootstrap_means(np.column_stack(matrices), self.bootstrap)  # resamples, metrics x systems
+        # Metrics x systems, resamples: each system's resampled means contiguous, as a pair's difference of them.
+        self.means = np.ascontiguousarray(bootstrap_means(np.column_stack(matrices), self.bootstrap).T)
         self.tails = [(1 - confidence_level) / 2, (1 + confidence_level) / 2]
-        self.low, self.high = np.quantile(self.means, self.tails, axis=0)
+        self.low, self.high = np.quantile(self.means, self.tails, axis=1)
         tukey = test in TUKEY_TESTS
         self.null = TukeyNull(matrices, test, n_resamples, confidence_level, rng, metrics) if tukey else None
         sampled = test == "randomization" and compute_pvalues and 2 ** len(matrices[0]) > n_resamples
@@ -98,29 +99,32 @@ class GroupTests:
         matrix = self.matrices[m]
         differences = pair_differences(matrix[:, second].T, matrix[:, first].T)  # pairs x queries, rows contiguous
         deltas = mean_difference(differences)
-        means = self.means[:, m * self.n_systems : (m + 1) * self.n_systems]
-        resampled = means[:, second] - means[:, first]
-        resampled[:, ~differences.any(axis=1)] = 0.0  # equal up to rounding on every query: the point 0
-        low, high = np.quantile(resampled, self.tails, axis=0)
+        means = self.means[m * self.n_systems : (m + 1) * self.n_systems]
+        resampled = means[second] - means[first]  # pairs, resamples
+        resampled[~differences.any(axis=1)] = 0.0  # equal up to rounding on every query: the point 0
+        low, high = np.quantile(resampled, self.tails, axis=1)
         if self.null is not None:  # a test of all the systems at once, with its own (simultaneous) intervals
             tukey = self.null.pairs(m, deltas)
             low, high = tukey["delta_ci_low"], tukey["delta_ci_high"]
             pvalues, effects = tukey["pvalue"].tolist(), tukey["effect_size"].tolist()
         else:
             pvalues = self.pvalues(differences.T, metric, block)
-            effects = [effect_size(d, delta) for d, delta in zip(differences, deltas, strict=True)]
+            effects = effect_sizes(differences, deltas).tolist()
+        counts = zip(*((np.sign(differences) == sign).sum(axis=1).tolist() for sign in (1, 0, -1)), strict=True)
         return [
             {
-                "delta": float(deltas[j]),
-                "delta_ci_low": float(low[j]),
-                "delta_ci_high": float(high[j]),
-                "pvalue": pvalues[j],
-                "effect_size": effects[j],
-                "wins": int(np.sum(differences[j] > 0)),
-                "ties": int(np.sum(differences[j] == 0)),
-                "losses": int(np.sum(differences[j] < 0)),
+                "delta": delta,
+                "delta_ci_low": ci_low,
+                "delta_ci_high": ci_high,
+                "pvalue": pvalue,
+                "effect_size": effect,
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
             }
-            for j in range(len(block))
+            for delta, ci_low, ci_high, pvalue, effect, (wins, ties, losses) in zip(
+                deltas.tolist(), low.tolist(), high.tolist(), pvalues, effects, counts, strict=True
+            )
         ]
 
     def pvalues(self, columns, metric, block):

@@ -38,8 +38,8 @@ def mean_difference(differences):
     return np.where(zero, 0.0, sums / max(n_queries, 1))
 
 
-def effect_size(d, delta):
-    """Cohen's d_z: the mean paired difference ``delta`` over the standard deviation of the differences ``d``.
+def effect_sizes(differences, deltas):
+    """Cohen's d_z of each row of differences: its mean difference ``delta`` over its standard deviation.
 
     0 where the mean difference is 0 (identical systems on these queries, up
     to rounding); nan otherwise on fewer than two queries, where no standard
@@ -48,13 +48,15 @@ def effect_size(d, delta):
     equal), whose standard deviation is 0: the limit of :math:`\\bar d / s_d`
     as the spread vanishes.
     """
-    if delta == 0 and (len(d) > 1 or not d.any()):
-        return 0.0
-    if len(d) < 2:
-        return np.nan
-    if np.all(d == d[0]):
-        return float(np.sign(d[0]) * np.inf)
-    return float(delta / d.std(ddof=1))
+    differences, deltas = np.atleast_2d(differences), np.asarray(deltas, dtype=np.float64)
+    n_queries = differences.shape[-1]
+    if n_queries < 2:
+        return np.where(deltas == 0, 0.0, np.nan)
+    constant = np.all(differences == differences[:, :1], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # no spread: the infinite limit, set below
+        effects = deltas / differences.std(axis=1, ddof=1)
+        effects = np.where(constant, np.sign(differences[:, 0]) * np.inf, effects)
+    return np.where(deltas == 0, 0.0, effects)
 
 
 def paired_pvalues(differences, test, *, flips=None, moments=None):

@@ -74,10 +74,15 @@ def test_effect_size_is_nan_on_one_query_and_infinite_for_a_constant_difference(
 
 def test_effect_size_of_equal_differences_is_infinite_whatever_their_rounding():
     # 0.1 on every query: the float mean is not exactly 0.1, so the float standard deviation is not exactly 0.
-    from sklearn_rankmetrics.stats._paired_tests import effect_size
+    from sklearn_rankmetrics.stats._paired_tests import effect_sizes, mean_difference, pair_differences
 
-    assert effect_size(np.full(3, 0.1), 0.1) == np.inf and effect_size(np.full(7, -0.3), -0.3) == -np.inf
-    assert np.isnan(effect_size(np.array([0.2]), 0.2)) and effect_size(np.zeros(1), 0.0) == 0.0
+    assert effect_sizes(np.full(3, 0.1), [0.1]) == np.inf and effect_sizes(np.full(7, -0.3), [-0.3]) == -np.inf
+    assert np.isnan(effect_sizes(np.array([0.2]), [0.2])) and effect_sizes(np.zeros(1), [0.0]) == 0.0
+    # b = a + 0.1, computed: the float differences are 0.1 up to rounding, so their spread is 0.
+    a = np.random.default_rng(0).random(9)
+    assert np.ptp((a + 0.1) - a) > 0
+    d = pair_differences(a + 0.1, a)
+    assert effect_sizes(d, [mean_difference(d)]) == np.inf
 
 
 @pytest.mark.parametrize("test", ["t-test", "tukey-hsd"])
