@@ -319,6 +319,46 @@ def test_markdown_escapes_names_and_keeps_each_row_on_one_line():
     assert "two lines - *bm25*" in str(result)
 
 
+def test_markdown_escapes_what_github_renders_as_markup_in_a_cell():
+    # Filed: "$" was not escaped (GitHub renders $...$ as math). Also GitHub's emoji shortcodes and URL schemes
+    # (":"), issue references ("#") and mentions or e-mail addresses ("@"), but not a metric's cutoff (ndcg@10).
+    y_true, scores, qid = data(n_queries=10, n_systems=4)
+    names = ["$x$ and $$y$$", ":rocket: https://example.org", "#12 @alice", "bob@example.org"]
+    result = compare_rankings(
+        y_true, dict(zip(names, scores.values(), strict=True)), qid=qid, metrics=["ndcg@10", "P@5"], test="t-test"
+    )
+    lines = result.to_markdown(ci=False).splitlines()
+    assert lines[0] == "| system | ndcg@10 | P@5 |"
+    assert lines[2].startswith("| (a) \\$x\\$ and \\$\\$y\\$\\$ | ")
+    assert lines[3].startswith("| (b) \\:rocket\\: https\\://example.org | ")
+    assert lines[4].startswith("| (c) \\#12 \\@alice | ")
+    assert lines[5].startswith("| (d) bob\\@example.org | ")
+    # Every $ : # and @ of a name is escaped (an odd number of backslashes before it).
+    for line in lines[2:6]:
+        name = line.split(" | ")[0]
+        for position, character in enumerate(name):
+            if character in "$:#@":
+                backslashes = len(name[:position]) - len(name[:position].rstrip("\\"))
+                assert backslashes % 2 == 1, (name, position)
+
+
+def test_markdown_legend_escapes_the_metric_names_it_shows():
+    # Metrics compared on different queries name themselves in the legend, escaped as in the header.
+    from sklearn_rankmetrics.stats._comparison import COLUMNS
+
+    counts = {"$m$": 9, "P@5": 12}
+    rows = [
+        {**dict.fromkeys(COLUMNS), "system": system, "metric": metric, "mean": 0.5, "n_queries": count, "n_runs": 1}
+        for metric, count in counts.items()
+        for system in ("a", "b")
+    ]
+    per_query = {"qid": np.arange(12), **{metric: {"a": np.zeros(12), "b": np.zeros(12)} for metric in counts}}
+    comparison = RankingComparison(rows=rows, n_queries=12, per_query=per_query)
+    markdown = comparison.to_markdown(ci=False)
+    assert markdown.splitlines()[0] == "| system | \\$m\\$ | P@5 |"
+    assert "9 (\\$m\\$), 12 (P@5) of 12 queries" in markdown.splitlines()[-1]
+
+
 def test_latex_escapes_angle_brackets_and_bars_in_names_and_the_legend():
     y_true, scores, qid = data(n_queries=30, n_systems=4)
     result = compare_rankings(y_true, dict(zip(NAMES, scores.values(), strict=True)), qid=qid, test="t-test")
