@@ -91,8 +91,10 @@ def compare_rankings(
     alpha : float, default=0.05
         A difference is marked significant (in the printed table, the paper
         tables and the warnings) when its adjusted p-value is below it.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the resampling; an int makes results reproducible.
+    random_state : int, numpy Generator, RandomState instance or None, default=None
+        Seeds the resampling; an int (or a new ``np.random.default_rng(seed)``)
+        makes results reproducible. One number is drawn from a Generator or
+        RandomState passed, so passing the same one again gives new resamples.
     **options : dict
         ``ties`` and ``zero_division``, as for :func:`ranking_report`.
         Queries undefined for a metric (``zero_division=np.nan``) are left
@@ -192,8 +194,11 @@ def compare_rankings(
     |\\delta|\\}) / (1 + B)`, or, when the :math:`(k!)^n` permutations fit
     in ``n_resamples``, the share of all of them as extreme (enumerated, as
     the randomization test enumerates its sign flips: with two systems the
-    two tests are then equal); its intervals are :math:`\\delta \\pm` the
-    ``confidence_level`` quantile of that range. Both report Sakai's effect
+    two tests are then equal); its intervals are :math:`\\delta \\pm c`, where
+    the critical range c is the permuted range (an order statistic, never a
+    quantile interpolated between two of them) beyond which a difference's
+    p-value falls below ``1 - confidence_level``: the interval excludes 0
+    exactly when p < 1 - confidence_level. Both report Sakai's effect
     size :math:`\\delta / \\sqrt{MSE}` (as :math:`d_z`: 0 for no
     difference, nan on one query, :math:`\\pm\\infty` where MSE is 0). With
     two systems, Tukey's HSD is the paired t-test (:math:`q = \\sqrt 2\\,
@@ -230,6 +235,24 @@ def compare_rankings(
     defined on the same queries); every adjusted p-value lies between its
     raw p-value and Holm's (so Bonferroni's) adjustment. Memory: two
     ``n_resamples x n_tests`` arrays.
+
+    Values equal up to rounding are equal. Two rankings that differ only in
+    the order of documents of equal label have equal metrics, which floats
+    (tie-averaged against tie-free sums) leave a few units in the last place
+    apart. Every pair's per-query differences within 256 ulps of the pair's
+    scale (its largest value, about ``5.7e-14`` for metrics in [0, 1]) of 0
+    are 0, and differences as close to each other are equal; a mean
+    difference whose sum is 0 up to its rounding is 0. So such systems tie on
+    every query, their delta, effect size and interval are 0 and every
+    p-value is 1, differences equal up to rounding are ties of the Wilcoxon
+    test, and a difference equal on every query up to rounding has no spread.
+    ANOVA's effects and residual, Tukey's residual and the tables' best mean
+    follow the same rule (``sklearn_rankmetrics._core._tolerance``).
+
+    Many systems: the pairs are computed in blocks of at most 2**21 resampled
+    numbers, from the systems' resampled means (``n_resamples x n_systems``),
+    so memory grows with the systems, not with their pairs, and the results
+    do not depend on the blocks.
 
     References
     ----------
