@@ -10,8 +10,9 @@ effect sizes, wins, ties and losses, the residual of ANOVA and Tukey's HSD,
 :data:`ULPS` ulps of their scale as equal, so that rounding never decides.
 
 The scale is the largest absolute value among the values compared together
-(the two systems of a pair, or all the systems of a table or of Tukey's HSD,
-on one metric): the tolerance is ``ULPS * eps * scale`` with ``eps = 2**-52``,
+(the two systems' values of a query, for a paired difference; all the
+systems' values of a metric, for a table's best mean or the residual of
+Tukey's HSD): the tolerance is ``ULPS * eps * scale`` with ``eps = 2**-52``,
 about ``5.7e-14 * scale``. Genuine differences between metric values are many
 orders of magnitude larger (one swap of two documents at ranks 1,000 and 1,001
 changes DCG by about 1e-5 of its value).
@@ -53,14 +54,15 @@ def sum_tolerance(n_terms, magnitude):
 def without_rounding(values, tolerance):
     """``values`` with the differences of rounding removed, along the last axis (a new array; NaN kept).
 
-    Magnitudes within ``tolerance`` of each other become equal (sorted, a
-    gap of at most ``tolerance`` to the next joins its group; each group
-    takes its smallest magnitude), and a group that reaches 0 becomes 0;
-    signs are kept. So paired differences of 0 up to rounding are 0 (ties),
-    equal ones are equal (the same on every query: no spread; ranked as
-    ties by the Wilcoxon test) and opposite ones cancel exactly.
-    ``tolerance`` is a number, or one per row (the shape of ``values``
-    without its last axis).
+    Magnitudes within tolerance of each other become equal: sorted, a gap to
+    the next of at most both their tolerances joins its group, and each
+    group takes its smallest magnitude, or 0 where that is within its
+    tolerance of 0; signs are kept. So paired differences of 0 up to
+    rounding are 0 (ties), equal ones are equal (the same on every query: no
+    spread; ranked as ties by the Wilcoxon test) and opposite ones cancel
+    exactly. ``tolerance`` broadcasts to ``values``: a number, one per row
+    (shape ``(..., 1)``) or one per value (each paired difference at its own
+    query's scale).
     """
     values = np.array(values, dtype=np.float64)
     if values.size == 0:
@@ -68,13 +70,13 @@ def without_rounding(values, tolerance):
     magnitudes = np.abs(values)
     order = np.argsort(magnitudes, axis=-1, kind="stable")  # NaN last
     ranked = np.take_along_axis(magnitudes, order, axis=-1)
-    tolerance = np.asarray(tolerance, dtype=np.float64)[..., None]
+    tolerance = np.take_along_axis(np.broadcast_to(np.asarray(tolerance, dtype=np.float64), values.shape), order, -1)
     starts = np.ones(ranked.shape, dtype=bool)
-    starts[..., 1:] = ~(np.diff(ranked, axis=-1) <= tolerance)
+    starts[..., 1:] = ~(np.diff(ranked, axis=-1) <= np.minimum(tolerance[..., 1:], tolerance[..., :-1]))
     positions = np.broadcast_to(np.arange(ranked.shape[-1]), ranked.shape)
     first = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
     grouped = np.take_along_axis(ranked, first, axis=-1)
-    grouped[grouped <= tolerance] = 0.0
+    grouped[np.take_along_axis(ranked <= tolerance, first, axis=-1)] = 0.0
     np.put_along_axis(magnitudes, order, grouped, axis=-1)
     return np.where(magnitudes == 0, 0.0, np.copysign(magnitudes, values))
 

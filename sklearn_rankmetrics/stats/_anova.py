@@ -184,7 +184,8 @@ class TukeyNull:
             self.shifted = np.sort(ranges + range_tolerance(cube), axis=0)
             self.critical = np.array([self.critical_range(m, 1 - confidence_level) for m in range(n_metrics)])
         means = cube.mean(axis=1)
-        differs = without_rounding(means - means.mean(axis=1, keepdims=True), rounding_tolerance(cube, axis=(1, 2)))
+        tolerance = rounding_tolerance(cube, axis=(1, 2))[:, None]  # each metric's
+        differs = without_rounding(means - means.mean(axis=1, keepdims=True), tolerance)
         if test == "tukey-hsd":
             warn_if_no_residual(self.variances, differs.any(axis=1), metrics, n)
 

@@ -239,9 +239,9 @@ def compare_rankings(
     Values equal up to rounding are equal. Two rankings that differ only in
     the order of documents of equal label have equal metrics, which floats
     (tie-averaged against tie-free sums) leave a few units in the last place
-    apart. Every pair's per-query differences within 256 ulps of the pair's
-    scale (its largest value, about ``5.7e-14`` for metrics in [0, 1]) of 0
-    are 0, and differences as close to each other are equal; a mean
+    apart. A pair's difference on a query within 256 ulps of the query's
+    scale (the larger of its two values: about ``5.7e-14`` for values near
+    1) of 0 is 0, and differences as close to each other are equal; a mean
     difference whose sum is 0 up to its rounding is 0. So such systems tie on
     every query, their delta, effect size and interval are 0 and every
     p-value is 1, differences equal up to rounding are ties of the Wilcoxon

@@ -21,13 +21,12 @@ def pair_differences(system, baseline):
     """``system - baseline`` per query (along the last axis; rows are pairs), without the differences of rounding.
 
     Values equal up to rounding (:mod:`~sklearn_rankmetrics._core._tolerance`,
-    at the scale of the pair's two systems) give a difference of exactly 0,
-    and differences equal up to rounding are equal, so that every test, effect
-    size and count of ties sees them as the same.
+    at the scale of the two values of the query) give a difference of exactly
+    0, and differences equal up to rounding are equal, so that every test,
+    effect size and count of ties sees them as the same.
     """
     system, baseline = np.asarray(system, dtype=np.float64), np.asarray(baseline, dtype=np.float64)
-    tolerance = np.maximum(rounding_tolerance(system, axis=-1), rounding_tolerance(baseline, axis=-1))
-    return without_rounding(system - baseline, tolerance)
+    return without_rounding(system - baseline, rounding_tolerance(np.stack([system, baseline]), axis=0))
 
 
 def mean_difference(differences):

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -214,8 +214,9 @@ def test_rounding_tolerance_is_ulps_of_the_largest_finite_value():
 )
 def test_without_rounding_merges_values_a_few_ulps_apart_and_keeps_the_others(values, nudges):
     values = np.array(values)
+    assume(np.abs(values).max() > 1e-100)
     tolerance = rounding_tolerance(values)
-    nudged = values + np.array(nudges[: len(values)]) * np.spacing(np.maximum(np.abs(values), 1e-300))
+    nudged = values + np.array(nudges[: len(values)]) * np.spacing(np.abs(values).max())  # ulps of the scale
     cleaned = without_rounding(nudged, rounding_tolerance(nudged))
     # Each value moves by less than the tolerance per value it is chained to, and keeps its sign (or becomes 0).
     assert (np.abs(cleaned - nudged) <= len(values) * max(rounding_tolerance(nudged), 1e-300)).all()
@@ -234,5 +235,30 @@ def test_without_rounding_zeroes_keeps_nan_and_works_per_row():
     cleaned = without_rounding([0.1, -0.09999999999999998, 1e-17, -1e-17, np.nan, 0.3], 1e-14)
     np.testing.assert_array_equal(cleaned, [0.09999999999999998, -0.09999999999999998, 0, 0, np.nan, 0.3])
     assert not np.signbit(cleaned[3])  # a zero is +0
-    rows = without_rounding(np.array([[1e-17, 0.5], [1e-17, 0.5]]), [1e-14, 1e-30])
+    rows = without_rounding(np.array([[1e-17, 0.5], [1e-17, 0.5]]), [[1e-14], [1e-30]])
     np.testing.assert_array_equal(rows, [[0.0, 0.5], [1e-17, 0.5]])
+    # One tolerance per value: two join only within both of theirs (a value known to the last bit joins nothing).
+    each = without_rounding([1e-17, 2e-17, 2.0, 2.0 + 4e-16, 3.0, 3.0 + 4e-16], [1e-14, 1e-30, 1e-15, 1e-15, 1e-15, 0])
+    np.testing.assert_array_equal(each, [0.0, 2e-17, 2.0, 2.0, 3.0, 3.0 + 4e-16])
+
+
+def test_each_query_difference_is_judged_at_the_scale_of_its_own_values():
+    # Exponential DCG of one query with labels up to 40 is about 1e12; the other queries' values are about 10, and
+    # a swap at ranks 61 and 62 changes them by 6e-4: a real loss on every such query, which one tolerance at the
+    # scale of the largest value (0.06) would have called a tie.
+    rng = np.random.default_rng(0)
+    n_queries, docs = 12, 100
+    qid = np.repeat(np.arange(n_queries), docs)
+    y_true = rng.integers(0, 2, qid.size)
+    y_true[:docs] = rng.integers(0, 41, docs)
+    first = -np.tile(np.arange(docs, dtype=float), n_queries)
+    second = first.copy()
+    for start in range(docs, n_queries * docs, docs):
+        y_true[start + 60], y_true[start + 61] = 1, 0
+        second[start + 60], second[start + 61] = first[start + 61], first[start + 60]
+    result = compare_rankings(y_true, {"a": first, "b": second}, qid=qid, metrics=["dcg_exp"], test="t-test")
+    values = result.per_query["dcg_exp"]
+    assert values["a"][0] > 5e11 and rounding_tolerance(values["a"]) > 0.05
+    row = pair_row(result, "dcg_exp")
+    assert (row.wins, row.ties, row.losses) == (0, 1, 11) and row.pvalue < 1e-6
+    assert pair_differences([1e12, 10.0], [1e12, 10.0 - 6e-4])[1] == pytest.approx(6e-4)
