@@ -176,6 +176,11 @@ class TukeyNull:
         if test == "tukey-hsd":
             self.critical = stats.studentized_range.ppf(confidence_level, k, df) * np.sqrt(self.variances / n)
             self.df = df
+            means = cube.mean(axis=1)
+            effects = without_rounding(
+                means - means.mean(axis=1, keepdims=True), rounding_tolerance(cube, axis=(1, 2))[:, None]
+            )
+            warn_if_no_residual(self.variances, effects.any(axis=1), metrics, n)
         else:
             exact = exact_permutations(n, k, n_resamples)
             ranges = enumerated_ranges(cube) if exact else randomized_ranges(cube, n_resamples, rng)  # resamples, m
@@ -183,11 +188,6 @@ class TukeyNull:
             self.extra, self.total = (0, len(ranges)) if exact else (1, n_resamples + 1)
             self.shifted = np.sort(ranges + range_tolerance(cube), axis=0)
             self.critical = np.array([self.critical_range(m, 1 - confidence_level) for m in range(n_metrics)])
-        means = cube.mean(axis=1)
-        tolerance = rounding_tolerance(cube, axis=(1, 2))[:, None]  # each metric's
-        differs = without_rounding(means - means.mean(axis=1, keepdims=True), tolerance)
-        if test == "tukey-hsd":
-            warn_if_no_residual(self.variances, differs.any(axis=1), metrics, n)
 
     def critical_range(self, m, level):
         """The shifted range c of metric m above which a difference has p < ``level``: p < level iff |delta| > c."""

@@ -8,8 +8,11 @@ block's differences, intervals and tests are computed from the same
 resamples (replayed from their seeds) and turned into rows before the next
 block starts. Every number of a pair is computed from that pair's columns
 alone (its differences reduced along their own contiguous axis, its
-resampled differences the difference of two systems' resampled means), so
-the results do not depend on the size of the blocks.
+resampled differences the difference of two systems' resampled means, its
+sign-flipped and bootstrap sums compared up to their rounding), so the
+results do not depend on the size of the blocks (tests/stats checks it bit
+for bit). maxT still holds every (pair, metric)'s sign flips at once: its
+step-down compares all of them in each flip.
 """
 
 import numpy as np
