@@ -14,6 +14,7 @@ _EXPORTS = {
     "._results": ("ConfidenceInterval", "CorrelationResult"),
     "._leaderboards": ("OrderingAgreement", "ordering_agreement"),
     "._agreement": ("cohen_kappa", "fleiss_kappa", "krippendorff_alpha"),
+    "._judges": ("JudgeAgreement", "judge_agreement", "leaderboard_agreement"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
