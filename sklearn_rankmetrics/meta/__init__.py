@@ -15,6 +15,8 @@ _EXPORTS = {
     "._leaderboards": ("OrderingAgreement", "ordering_agreement"),
     "._agreement": ("cohen_kappa", "fleiss_kappa", "krippendorff_alpha"),
     "._judges": ("JudgeAgreement", "judge_agreement", "leaderboard_agreement"),
+    "._discriminative": ("DiscriminativePower", "SwapRate", "discriminative_power", "swap_rate"),
+    "._standardize": ("standardize_scores",),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
