@@ -17,6 +17,13 @@ _EXPORTS = {
     "._judges": ("JudgeAgreement", "judge_agreement", "leaderboard_agreement"),
     "._discriminative": ("DiscriminativePower", "SwapRate", "discriminative_power", "swap_rate"),
     "._standardize": ("standardize_scores",),
+    "._run_overlap": ("kendall_tau_union", "rank_biased_overlap_runs"),
+    "._reproducibility": (
+        "delta_relative_improvement",
+        "effect_ratio",
+        "reproduction_ttest",
+        "root_mean_squared_error",
+    ),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
