@@ -2,7 +2,7 @@
 
 Every public name is importable from here; each lives in the subpackage of its
 layer (:mod:`.metrics`, :mod:`.model_selection`, :mod:`.stats`, :mod:`.datasets`)
-and is imported on first use.
+and is imported on first use. The meta-evaluation wing is :mod:`.meta`.
 """
 
 from ._core._lazy import lazy_exports
@@ -81,6 +81,6 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     _EXPORTS,
     globals(),
-    submodules=("dask", "datasets", "metrics", "model_selection", "stats", "trec", "trec_eval"),
+    submodules=("dask", "datasets", "meta", "metrics", "model_selection", "stats", "trec", "trec_eval"),
 )
 del lazy_exports

@@ -18,6 +18,7 @@ _EXPORTS = {
     "._discriminative": ("DiscriminativePower", "SwapRate", "discriminative_power", "swap_rate"),
     "._standardize": ("standardize_scores",),
     "._run_overlap": ("kendall_tau_union", "rank_biased_overlap_runs"),
+    "._qpp": ("QPPEvaluation", "qpp_evaluation", "smare"),
     "._reproducibility": (
         "delta_relative_improvement",
         "effect_ratio",

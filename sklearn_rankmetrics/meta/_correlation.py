@@ -20,13 +20,13 @@ VARIANTS = ("a", "b", "c")
 CHUNK = 2**22
 
 
-def warn_if_constant(x, y, names, what):
+def warn_if_constant(x, y, names):
     """Warn, and say so, when either set of scores is constant: the correlation is then undefined (nan)."""
     for name, values in zip(names, (x, y), strict=True):
         if np.all(values == values[0]):
             warn(
-                f"{name} gives every one of its {len(values)} {what} the same score (up to rounding): {what} that all "
-                "tie have no ordering to correlate, so the correlation is nan.",
+                f"{name} holds {len(values)} scores that are all the same (up to rounding): scores that all tie have "
+                "no ordering to correlate, so the correlation is nan.",
                 UserWarning,
             )
             return True
@@ -90,7 +90,7 @@ def kendall_tau(x, y, *, variant="b", metric=None):
     variant = check_option("variant", variant, VARIANTS)
     _, x, y = paired_scores(x, y, metric=metric)
     x, y = round_ties(x), round_ties(y)
-    if warn_if_constant(x, y, ("x", "y"), "systems"):
+    if warn_if_constant(x, y, ("x", "y")):
         return CorrelationResult(np.nan, np.nan, "kendall", len(x), variant)
     result = stats.kendalltau(x, y, variant="c" if variant == "c" else "b")
     statistic = float(result.statistic)
@@ -143,7 +143,7 @@ def spearman_rho(x, y, *, metric=None):
     """
     _, x, y = paired_scores(x, y, metric=metric)
     x, y = round_ties(x), round_ties(y)
-    if warn_if_constant(x, y, ("x", "y"), "systems"):
+    if warn_if_constant(x, y, ("x", "y")):
         return CorrelationResult(np.nan, np.nan, "spearman", len(x))
     result = stats.spearmanr(x, y)
     return CorrelationResult(float(result.statistic), float(result.pvalue), "spearman", len(x))
@@ -185,7 +185,7 @@ def pearson_r(x, y, *, metric=None):
     0.9648
     """
     _, x, y = paired_scores(x, y, metric=metric)
-    if warn_if_constant(x, y, ("x", "y"), "systems"):
+    if warn_if_constant(x, y, ("x", "y")):
         return CorrelationResult(np.nan, np.nan, "pearson", len(x))
     result = stats.pearsonr(x, y)
     return CorrelationResult(float(result.statistic), float(result.pvalue), "pearson", len(x))

@@ -6,8 +6,6 @@ mapping ``{system: score}``, a pandas Series or DataFrame and a
 the argument and what it received.
 """
 
-import numbers
-
 import numpy as np
 
 from .._core._validation import as_float_array, check_finite, plain
@@ -116,7 +114,10 @@ def paired_scores(x, y, *, names=("x", "y"), metric=None, minimum=2):
         y_values = y_values[[position[key] for key in x_keys]]
         systems = x_keys
     if len(systems) < minimum:
-        raise ValueError(f"an ordering of systems needs at least {minimum} systems; got {len(systems)}.")
+        raise ValueError(
+            f"{names[0]} and {names[1]} need at least {minimum} scores each (of systems, or of queries) to order; "
+            f"got {len(systems)}."
+        )
     return systems, x_values, y_values
 
 
@@ -157,20 +158,3 @@ def per_query_scores(values, name="scores", *, metric=None, minimum_systems=2):
     if len(matrix) < 2:
         raise ValueError(f"{name} needs at least two queries; got {len(matrix)}.")
     return names, matrix
-
-
-def check_probability(name, value, *, low_open=True, high_open=True):
-    """A real strictly between 0 and 1 (or with a closed end where asked)."""
-    from .._core._validation import check_real
-
-    return check_real(name, value, low=0, high=1, low_open=low_open, high_open=high_open)
-
-
-def check_positive_int(name, value):
-    from .._core._validation import check_integer
-
-    return check_integer(name, value)
-
-
-def is_number(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
