@@ -104,7 +104,7 @@ class CorrelationResult:
         (0.9315, 0.9992)
         """
         level = check_real("confidence_level", confidence_level, low=0, high=1, low_open=True, high_open=True)
-        r, n = self.statistic, self.n
+        r, n = self.statistic, np.float64(self.n)
         with np.errstate(divide="ignore", invalid="ignore"):
             variance = FISHER_VARIANCE[self.method](r, n)
             if not variance > 0:  # too few pairs: the transformation tells nothing
