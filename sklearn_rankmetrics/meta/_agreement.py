@@ -35,7 +35,7 @@ def check_labels_1d(values, name):
 
 
 def cohen_kappa(a, b, *, weights=None, labels=None):
-    """Cohen's kappa: the agreement of two judges on the same items, beyond chance.
+    """Compute Cohen's kappa: the agreement of two judges on the same items, beyond chance.
 
     Parameters
     ----------
@@ -172,7 +172,7 @@ def unit_counts(ratings):
 
 
 def fleiss_kappa(ratings):
-    """Fleiss' kappa: the agreement of several judges on the same items, beyond chance.
+    """Compute Fleiss' kappa: the agreement of several judges on the same items, beyond chance.
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ def fleiss_kernel(counts, group, n_groups):
 
 
 def krippendorff_alpha(ratings, *, level="nominal"):
-    """Krippendorff's alpha: the reliability of judgements by any number of judges, missing ones allowed.
+    """Compute Krippendorff's alpha: the reliability of judgements by any number of judges, missing ones allowed.
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ def warn_if_constant(x, y, names):
 
 
 def kendall_tau(x, y, *, variant="b", metric=None):
-    """Kendall's rank correlation of two sets of scores of the same systems.
+    """Compute Kendall's rank correlation of two sets of scores of the same systems.
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ def kendall_tau(x, y, *, variant="b", metric=None):
 
     See Also
     --------
-    ordering_agreement : tau with tau_AP, Spearman, RBO and the pairs that swap.
+    ordering_agreement : Tau with tau_AP, Spearman, RBO and the pairs that swap.
     tau_ap : The top-weighted correlation.
     scipy.stats.kendalltau : The same statistic and p-value.
 
@@ -72,7 +72,7 @@ def kendall_tau(x, y, *, variant="b", metric=None):
     .. math:: \\tau_a = \\frac{C - D}{n_0}, \\qquad
               \\tau_b = \\frac{C - D}{\\sqrt{(n_0 - n_x)(n_0 - n_y)}}.
 
-    Scores equal up to rounding (8 ulps of the largest score) are tied
+    Scores equal up to rounding (16 ulps of the largest score) are tied
     before counting. tau-b, tau-c and the p-value are those of
     ``scipy.stats.kendalltau`` on the scores so rounded (exact for small n
     without ties, else the normal approximation with the tie-corrected
@@ -107,7 +107,7 @@ def tied_pairs(values):
 
 
 def spearman_rho(x, y, *, metric=None):
-    """Spearman's rank correlation of two sets of scores of the same systems (or queries).
+    """Compute Spearman's rank correlation of two sets of scores of the same systems (or queries).
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ def spearman_rho(x, y, *, metric=None):
 
 
 def pearson_r(x, y, *, metric=None):
-    """Pearson's linear correlation of two sets of scores of the same systems (or queries).
+    """Compute Pearson's linear correlation of two sets of scores of the same systems (or queries).
 
     Parameters
     ----------
@@ -192,7 +192,7 @@ def pearson_r(x, y, *, metric=None):
 
 
 def tau_ap(reference, estimate, *, metric=None):
-    """AP correlation tau_AP (Yilmaz et al. 2008): the ordering by ``estimate`` judged against ``reference``.
+    """Compute the AP correlation tau_AP (Yilmaz et al. 2008): ``estimate``'s ordering judged by ``reference``'s.
 
     Like Kendall's tau, but a swap near the top of the ``estimate``
     ordering costs more than one near the bottom.
@@ -217,7 +217,7 @@ def tau_ap(reference, estimate, *, metric=None):
     See Also
     --------
     kendall_tau : Every swap weighs the same.
-    ordering_agreement : tau_AP with the other statistics and the swaps.
+    ordering_agreement : The tau_AP with the other statistics and the swaps.
 
     Notes
     -----

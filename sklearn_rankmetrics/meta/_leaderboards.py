@@ -28,7 +28,7 @@ class OrderingAgreement:
     tau_a : float
         Kendall's tau-a.
     tau_ap : float
-        tau_AP of the ordering by ``y`` judged against the one by ``x``.
+        The tau_AP of the ordering by ``y`` judged against the one by ``x``.
     spearman : CorrelationResult
         Spearman's rho, with its p-value and interval.
     rbo : float
@@ -149,7 +149,7 @@ def ordering_agreement(x, y, *, metric=None, p=0.9):
 
     Notes
     -----
-    Scores equal up to rounding (8 ulps of the largest score) are tied in
+    Scores equal up to rounding (16 ulps of the largest score) are tied in
     every statistic: rounding noise is no ordering, and a tie is no swap.
     RBO is :func:`rank_biased_overlap` of the two complete orderings (ties
     averaged), so that it weighs agreement at the top; tau_AP averages over

@@ -13,7 +13,7 @@ from ._results import CorrelationResult
 
 
 def smare(predicted, actual):
-    """sMARE (Faggioli et al. 2021): the mean scaled absolute rank error of a query performance predictor.
+    """Compute sMARE (Faggioli et al. 2021): the mean scaled absolute rank error of a query performance predictor.
 
     Parameters
     ----------
@@ -32,7 +32,7 @@ def smare(predicted, actual):
 
     See Also
     --------
-    qpp_evaluation : sMARE with Pearson, Spearman and Kendall.
+    qpp_evaluation : The sMARE with Pearson, Spearman and Kendall.
 
     Notes
     -----

@@ -10,7 +10,26 @@ from .._core._validation import check_real
 
 
 class ConfidenceInterval(NamedTuple):
-    """The ends of a confidence interval, as scipy.stats' ``ConfidenceInterval``."""
+    """The ends of a confidence interval, as scipy.stats' ``ConfidenceInterval``.
+
+    Parameters
+    ----------
+    low : float
+        The lower end.
+    high : float
+        The upper end.
+
+    See Also
+    --------
+    CorrelationResult.confidence_interval : Returns one.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics.meta import ConfidenceInterval
+    >>> low, high = ConfidenceInterval(0.2, 0.7)
+    >>> high - low
+    0.49999999999999994
+    """
 
     low: float
     high: float

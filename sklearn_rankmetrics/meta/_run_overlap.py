@@ -94,7 +94,7 @@ def per_query(runs, values, average):
 
 
 def kendall_tau_union(original, reproduced, *, depth=RUN_LENGTH, average=True):
-    """Kendall's tau Union (KTU): how alike a reproduced run orders its documents, per query (repro_eval's KTU).
+    """Compute Kendall's tau Union (KTU): how alike a reproduced run orders its documents, per query (repro_eval's KTU).
 
     Parameters
     ----------
