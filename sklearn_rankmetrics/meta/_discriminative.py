@@ -104,13 +104,13 @@ class DiscriminativePower:
 
 def system_pairs(names):
     """Every pair of systems as two index arrays (first, second) and as name pairs."""
-    first, second = (np.array(side, dtype=np.intp) for side in zip(*itertools.combinations(range(len(names)), 2)))
+    first, second = (
+        np.array(side, dtype=np.intp) for side in zip(*itertools.combinations(range(len(names)), 2), strict=True)
+    )
     return first, second, [(names[i], names[j]) for i, j in zip(first.tolist(), second.tolist(), strict=True)]
 
 
-def discriminative_power(
-    scores, *, test="bootstrap", alpha=0.05, n_resamples=1000, random_state=None, metric=None
-):
+def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=1000, random_state=None, metric=None):
     """Discriminative power (Sakai 2006): the share of system pairs that a significance test separates.
 
     Parameters
@@ -356,7 +356,10 @@ def swap_rate(scores, *, subset_size=None, n_trials=1000, bin_width=0.01, random
         def block(count, generator, size=size):
             # A random permutation of the topics per trial: its first c and next c are the two subsets.
             order = generator.permuted(np.broadcast_to(np.arange(n_queries), (count, n_queries)), axis=1)
-            d1, d2 = (subset_differences(matrix, order[:, part], first, second) for part in (slice(0, size), slice(size, 2 * size)))
+            d1, d2 = (
+                subset_differences(matrix, order[:, part], first, second)
+                for part in (slice(0, size), slice(size, 2 * size))
+            )
             d1, d2 = np.where(np.abs(d1) <= tolerance, 0.0, d1), np.where(np.abs(d2) <= tolerance, 0.0, d2)
             bins = np.minimum((np.abs(d1) / bin_width).astype(np.intp), n_bins - 1).ravel()
             counted = np.bincount(bins, minlength=n_bins)

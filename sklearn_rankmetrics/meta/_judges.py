@@ -105,7 +105,7 @@ def judge_sources(judges):
 
 def looks_like_judgements(value):
     """Whether ``value`` is a {document: relevance} mapping (a query of a qrels dict), not a whole qrels."""
-    return hasattr(value, "items") and all(not hasattr(inner, "items") for inner in value.values())
+    return isinstance(value, dict) and all(not isinstance(inner, dict) for inner in value.values())
 
 
 def source_name(source, index):
@@ -150,7 +150,7 @@ def judgement_matrix(judges):
 def check_judged_once(names, judge_of_row, item_of_row, n_items, queries, docs):
     """Refuse a judge who judged a (query, document) pair twice: which judgement would count?"""
     cells = judge_of_row.astype(np.int64) * n_items + item_of_row
-    unique, first, counts = np.unique(cells, return_index=True, return_counts=True)
+    _, first, counts = np.unique(cells, return_index=True, return_counts=True)
     if (counts > 1).any():
         row = first[np.flatnonzero(counts > 1)[0]]
         raise ValueError(
@@ -343,7 +343,10 @@ def run_sources(runs):
         names, sources = [source_name(run, i) for i, run in enumerate(runs)], list(runs)
         if len(set(names)) != len(names):
             names = [str(i) for i in range(len(runs))]
-            warn("Two runs of the list share a name (run tag or file name): they are named by position instead.", UserWarning)
+            warn(
+                "Two runs of the list share a name (run tag or file name): they are named by position instead.",
+                UserWarning,
+            )
     else:
         raise TypeError(
             "runs must map run names to runs, or be a list of runs (files, Run objects, dicts or DataFrames); got "

@@ -113,7 +113,8 @@ class OrderingAgreement:
         ]
         shown = ", ".join(f"{a} > {b}" for a, b in self.swaps[:10])
         if self.swaps:
-            lines.append(f"  x ranks above y's: {shown}" + (f", and {self.n_swaps - 10} more" if self.n_swaps > 10 else ""))
+            more = f", and {self.n_swaps - 10} more" if self.n_swaps > 10 else ""
+            lines.append(f"  swapped pairs, as x orders them: {shown}{more}")
         return "\n".join(lines)
 
 

@@ -104,7 +104,9 @@ def query_table(scores, name):
         if rows and all(hasattr(row, "items") for row in rows):  # repro_eval's {query: {measure: value}}
             measures = [measure for measure in rows[0] if measure not in EXCLUDED]
             values = [[row.get(measure, np.nan) for measure in measures] for row in rows]
-            values = as_float_array(np.array(values, dtype=np.float64).reshape(len(rows), len(measures)), name, ndim=(2,))
+            values = as_float_array(
+                np.array(values, dtype=np.float64).reshape(len(rows), len(measures)), name, ndim=(2,)
+            )
             return queries, measures, values
         if not all(isinstance(row, numbers.Real) for row in rows):
             raise TypeError(
@@ -382,9 +384,7 @@ def reproduction_ttest(original, reproduced, *, paired=True):
         check_same_measures(first_table, second_table, "reproduced")
         first = first_table.values
         second = np.column_stack([second_table.column(m) for m in first_table.measure_list])
-        same = np.array(
-            [np.array_equal(np.sort(first[:, j]), np.sort(second[:, j])) for j in range(first.shape[1])]
-        )
+        same = np.array([np.array_equal(np.sort(first[:, j]), np.sort(second[:, j])) for j in range(first.shape[1])])
         test = stats.ttest_ind
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # constant samples: p = 1 where equal, scipy's value elsewhere

@@ -180,7 +180,9 @@ def kendall_tau_union(original, reproduced, *, depth=RUN_LENGTH, average=True):
     sizes = lengths_r.astype(np.int64)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     discordant = np.bincount(
-        np.repeat(np.arange(len(sizes)), sizes), weights=higher_above_by_merging(codes, starts, sizes), minlength=len(sizes)
+        np.repeat(np.arange(len(sizes)), sizes),
+        weights=higher_above_by_merging(codes, starts, sizes),
+        minlength=len(sizes),
     )
     pairs = sizes * (sizes - 1) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -111,8 +111,7 @@ def reference_matrix(reference, names, matrix, metric):
         missing = [name for name in reference if name not in names]
         if missing:
             raise ValueError(
-                f"reference names systems that scores does not have: {plain(missing)}; its systems are "
-                f"{plain(names)}."
+                f"reference names systems that scores does not have: {plain(missing)}; its systems are {plain(names)}."
             )
         basis = matrix[:, [names.index(name) for name in reference]]
     else:
@@ -130,6 +129,6 @@ def in_layout(scores, names, values):
     """The standardised matrix in the layout the scores came in."""
     if is_frame(scores):
         return scores.__class__(values, index=scores.index, columns=scores.columns)
-    if isinstance(scores, np.ndarray) or not hasattr(scores, "items") and not hasattr(scores, "per_query"):
+    if isinstance(scores, np.ndarray) or not (hasattr(scores, "items") or hasattr(scores, "per_query")):
         return values
     return {name: values[:, i] for i, name in enumerate(names)}

@@ -61,7 +61,9 @@ def smare(predicted, actual):
     n = len(actual)
 
     def ranks(values):
-        return [1 + sum(v < values[i] for v in values) + (sum(v == values[i] for v in values) - 1) / 2 for i in range(n)]
+        return [
+            1 + sum(v < values[i] for v in values) + (sum(v == values[i] for v in values) - 1) / 2 for i in range(n)
+        ]
 
     rp, re = ranks(list(predicted)), ranks(list(actual))
     return sum(abs(a - b) / n for a, b in zip(rp, re, strict=True)) / n

@@ -1,4 +1,4 @@
-"""Judge agreement: Cohen's kappa = scikit-learn's, Fleiss' kappa = statsmodels', Krippendorff's alpha = krippendorff's."""
+"""Judge agreement: Cohen's kappa as scikit-learn's, Fleiss' as statsmodels', Krippendorff's alpha as krippendorff's."""
 
 import warnings
 
@@ -30,9 +30,9 @@ HAYES_2007_TABLE = """
 1 2 . 2 2   0 1 1 1 .   0 0 0 1 0   1 2 1 2 .   1 1 2 2 .   1 1 2 . 2   1 1 0 . 0   2 1 2 1 .
 2 2 . 2 2   3 2 2 2 .   2 2 2 . 2   2 2 3 . 2   2 2 2 . 2   2 2 . 1 2   2 2 2 2 .   1 1 1 . 1
 """
-HAYES_2007 = np.array(
-    [nan if value == "." else float(value) for value in HAYES_2007_TABLE.split()]
-).reshape(40, 5).T  # observers x articles
+HAYES_2007 = (
+    np.array([nan if value == "." else float(value) for value in HAYES_2007_TABLE.split()]).reshape(40, 5).T
+)  # observers x articles
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 observers x 12 units, values 1-5.
 # Published: nominal .743, ordinal .815, interval .849, ratio .797.

@@ -70,5 +70,9 @@ def test_options_are_keyword_only(name):
 
 
 def test_importing_the_wing_imports_nothing_heavy_until_a_name_is_used():
-    code = "import sklearn_rankmetrics.meta, sys; print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sklearn', 'pandas'}))"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    code = (
+        "import sklearn_rankmetrics.meta, sys; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sklearn', 'pandas'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -117,7 +117,7 @@ def test_score_measures_equal_repro_evals_evaluator(experiment):
 
 
 def test_the_unpaired_t_test_of_a_replication(experiment):
-    evaluator, paths, qrels = experiment
+    _, paths, qrels = experiment
     replication = RplEvaluator(
         qrels_orig_path=qrels, qrels_rpl_path=qrels, run_b_orig_path=paths["b_orig"], run_b_rep_path=paths["a_rep"]
     )
@@ -135,7 +135,9 @@ def test_ktu_and_rbo_equal_repro_eval_on_random_runs(seed):
     rng = np.random.default_rng(seed)
     original, reproduced = random_runs(rng, n_queries=int(rng.integers(1, 6)), n_docs=int(rng.integers(2, 25)))
     # repro_eval reads a run in its listed order, breaking ties of neighbours: list them by descending score.
-    listed = [{q: dict(sorted(run[q].items(), key=lambda item: -item[1])) for q in run} for run in (original, reproduced)]
+    listed = [
+        {q: dict(sorted(run[q].items(), key=lambda item: -item[1])) for q in run} for run in (original, reproduced)
+    ]
     other = random_runs(rng, n_queries=len(original), n_docs=int(rng.integers(2, 25)))[0]
     other = {q: dict(sorted(other[q].items(), key=lambda item: -item[1])) for q in other}
     for depth in (1000, 3):
@@ -163,11 +165,11 @@ def test_hand_worked_ktu_and_rbo():
 
 def test_evaluate_runs_per_query_layout_is_accepted():
     qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}
-    first = evaluate_run(qrels, {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 2.0}}, ["map", "P.1"], average=False)
+    first = evaluate_run(
+        qrels, {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 2.0}}, ["map", "P.1"], average=False
+    )
     second = evaluate_run(qrels, {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d3": 1.0}}, ["map", "P.1"], average=False)
-    expected = {
-        measure: np.sqrt(np.mean((first[measure] - second[measure]) ** 2)) for measure in ("map", "P_1")
-    }
+    expected = {measure: np.sqrt(np.mean((first[measure] - second[measure]) ** 2)) for measure in ("map", "P_1")}
     assert root_mean_squared_error(first, second) == pytest.approx(expected)
     as_repro = {q: {"map": m, "P_1": p} for q, m, p in zip(first["qid"], first["map"], first["P_1"], strict=True)}
     assert root_mean_squared_error(as_repro, second) == pytest.approx(expected)
