@@ -93,6 +93,12 @@ def cohen_kappa(a, b, *, weights=None, labels=None):
     a, b = check_labels_1d(a, "a"), check_labels_1d(b, "b")
     if len(a) != len(b):
         raise ValueError(f"a and b must label the same items; got {len(a)} and {len(b)} labels.")
+    kinds = ["strings" if array.dtype.kind in "US" else "numbers" for array in (a, b)]
+    if kinds[0] != kinds[1]:
+        raise TypeError(
+            f"a and b must use labels of one kind; got {kinds[0]} in a and {kinds[1]} in b. Give both as numbers "
+            "or both as strings."
+        )
     codes, n_categories = category_codes([a, b], labels)
     kappa = cohen_kernel(codes[0], codes[1], n_categories, np.zeros(len(a), dtype=np.intp), 1, weights)[0]
     warn_if_undefined(kappa, "Cohen's kappa", "both judges give every item one and the same label")
@@ -157,6 +163,11 @@ def check_ratings(ratings, name="ratings"):
         raise ValueError(
             f"{name} must have one row per judge and one column per item, with at least two judges; got shape "
             f"{array.shape}. Transpose an (n_items, n_judges) table."
+        )
+    if not ((~np.isnan(array)).sum(axis=0) >= 2).any():
+        raise ValueError(
+            f"agreement needs an item judged by at least two judges; no item of {name} has two judgements (NaN "
+            "marks a missing one)."
         )
     return array
 
@@ -227,18 +238,9 @@ def fleiss_kappa(ratings):
     """
     ratings = check_ratings(ratings)
     counts, _ = unit_counts(ratings)
-    check_pairable(counts, "fleiss_kappa")
     kappa = fleiss_kernel(counts, np.zeros(len(counts), dtype=np.intp), 1)[0]
     warn_if_undefined(kappa, "Fleiss' kappa", "every judgement is of one category")
     return float(kappa)
-
-
-def check_pairable(counts, who):
-    if not (counts.sum(axis=1) >= 2).any():
-        raise ValueError(
-            f"{who} needs an item judged by at least two judges; no item of ratings has two judgements (NaN marks "
-            "a missing one)."
-        )
 
 
 def fleiss_kernel(counts, group, n_groups):
@@ -330,7 +332,6 @@ def krippendorff_alpha(ratings, *, level="nominal"):
     level = check_option("level", level, LEVELS)
     ratings = check_ratings(ratings)
     counts, categories = unit_counts(ratings)
-    check_pairable(counts, "krippendorff_alpha")
     if level == "ratio" and (categories < 0).any():
         raise ValueError(
             f"level='ratio' needs non-negative values (ratios of distances from an absolute 0); ratings holds "

@@ -98,8 +98,8 @@ def paired_scores(x, y, *, names=("x", "y"), metric=None, minimum=2):
     if x_names is None:
         if len(x_values) != len(y_values):
             raise ValueError(
-                f"{names[0]} and {names[1]} must score the same systems; got {len(x_values)} and {len(y_values)} "
-                "scores."
+                f"{names[0]} and {names[1]} must score the same systems (or queries); got {len(x_values)} and "
+                f"{len(y_values)} scores."
             )
         systems = list(range(len(x_values)))
     else:
@@ -107,7 +107,7 @@ def paired_scores(x, y, *, names=("x", "y"), metric=None, minimum=2):
         only_x, only_y = set(x_keys) - set(y_keys), set(y_keys) - set(x_keys)
         if only_x or only_y:
             raise ValueError(
-                f"{names[0]} and {names[1]} must score the same systems; only in {names[0]}: "
+                f"{names[0]} and {names[1]} must score the same systems (or queries); only in {names[0]}: "
                 f"{sorted(map(str, only_x))}, only in {names[1]}: {sorted(map(str, only_y))}."
             )
         position = {key: i for i, key in enumerate(y_keys)}

@@ -154,7 +154,8 @@ def check_judged_once(names, judge_of_row, item_of_row, n_items, queries, docs):
     if (counts > 1).any():
         row = first[np.flatnonzero(counts > 1)[0]]
         raise ValueError(
-            f"judge {plain(names[judge_of_row[row]])!r} judged document {docs[row]!r} of query {queries[row]!r} "
+            f"judge {plain(names[judge_of_row[row]])!r} judged document {shown(docs[row])} of query "
+            f"{shown(queries[row])} "
             "more than once; each judge gives each document one judgement."
         )
 
@@ -262,6 +263,11 @@ def agreement_by_query(ratings, query_codes, n_queries, statistic, level, weight
         else:
             results = [krippendorff_kernel(counts, categories, group, n, level) for group, n in groups]
     return results[0][0], results[1]
+
+
+def shown(value):
+    """An id for a message: the text of its bytes."""
+    return repr(value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value)
 
 
 def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", p=0.9, **options):

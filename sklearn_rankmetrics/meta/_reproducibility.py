@@ -209,9 +209,10 @@ def mean_improvement(baseline, advanced, experiment):
     return advanced_table, column_means(better - base)
 
 
-def check_same_layout(first, second):
-    """The two experiments' tables measure the same things."""
-    check_same_measures(first, second, second.name)
+def in_order_of(original_table, reproduced_table, values):
+    """The reproduced experiment's values per measure, in the order of the original's measures (the same ones)."""
+    check_same_measures(original_table, reproduced_table, reproduced_table.name)
+    return np.array([values[reproduced_table.measure_list.index(m)] for m in original_table.measure_list])
 
 
 def effect_ratio(original_baseline, original_advanced, reproduced_baseline, reproduced_advanced):
@@ -257,8 +258,7 @@ def effect_ratio(original_baseline, original_advanced, reproduced_baseline, repr
     """
     original_table, original = mean_improvement(original_baseline, original_advanced, "original")
     reproduced_table, reproduced = mean_improvement(reproduced_baseline, reproduced_advanced, "reproduced")
-    check_same_layout(original_table, reproduced_table)
-    reproduced = np.array([reproduced[reproduced_table.measure_list.index(m)] for m in original_table.measure_list])
+    reproduced = in_order_of(original_table, reproduced_table, reproduced)
     zero = equal_up_to_rounding(original, 0.0, scale=1.0)
     warn_if_zero(zero, original_table, "the original advanced run improves on its baseline by 0 on average")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -330,8 +330,7 @@ def delta_relative_improvement(original_baseline, original_advanced, reproduced_
     """
     original_table, original = relative_improvement(original_baseline, original_advanced, "original")
     reproduced_table, reproduced = relative_improvement(reproduced_baseline, reproduced_advanced, "reproduced")
-    check_same_layout(original_table, reproduced_table)
-    reproduced = np.array([reproduced[reproduced_table.measure_list.index(m)] for m in original_table.measure_list])
+    reproduced = in_order_of(original_table, reproduced_table, reproduced)
     return by_measure(original_table, original - reproduced)
 
 
@@ -376,6 +375,8 @@ def reproduction_ttest(original, reproduced, *, paired=True):
     paired = check_flag("paired", paired)
     first_table = check_values(QueryTable(original, "original"))
     second_table = check_values(QueryTable(reproduced, "reproduced"))
+    if min(len(first_table.values), len(second_table.values)) < 2:
+        warn("A t-test needs at least two queries on each side; with one, its p-value is nan.", UserWarning)
     if paired:
         first, second = first_table.aligned(second_table, "reproduced")
         same = np.all(equal_up_to_rounding(first, second, scale=values_scale(first)), axis=0)

@@ -203,6 +203,11 @@ def test_leaderboard_agreement_evaluates_every_run_with_both_qrels():
     assert result.swaps == expected.swaps
 
 
+def _twice():
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["d", "d"], "relevance": [1, 0]})
+
+
 def test_bad_inputs_are_refused_with_the_fix():
     with pytest.raises(ValueError, match="a and b must label the same items; got 3 and 2"):
         cohen_kappa([1, 2, 3], [1, 2])
@@ -214,6 +219,12 @@ def test_bad_inputs_are_refused_with_the_fix():
         cohen_kappa([1, 2, 3], [1, 2, 2], labels=[1, 2])
     with pytest.raises(ValueError, match="at least two judges"):
         fleiss_kappa([[1, 2, 3]])
+    with pytest.raises(ValueError, match="no item of ratings has two judgements"):
+        krippendorff_alpha([[nan, nan], [nan, nan]])
+    with pytest.raises(TypeError, match="labels of one kind"):
+        cohen_kappa(["a", "b"], [1, 2])
+    with pytest.raises(ValueError, match="judged document 'd' of query 'q' more than once"):
+        judge_agreement([{"q": {"d": 1}}, _twice()])
     with pytest.raises(ValueError, match="no item of ratings has two judgements"):
         krippendorff_alpha([[1, nan], [nan, 2]])
     with pytest.raises(ValueError, match="level must be one of"):
