@@ -81,6 +81,6 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     _EXPORTS,
     globals(),
-    submodules=("dask", "datasets", "metrics", "model_selection", "stats", "trec", "trec_eval"),
+    submodules=("dask", "datasets", "fusion", "metrics", "model_selection", "stats", "trec", "trec_eval"),
 )
 del lazy_exports

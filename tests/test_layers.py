@@ -7,7 +7,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sklearn_rankmetrics"
 # Each layer, from the floor up; a module may import its own layer and the ones below.
-LAYERS = ["_core", "metrics", "datasets", "model_selection", "stats", "trec", "top"]
+LAYERS = ["_core", "metrics", "datasets", "model_selection", "stats", "trec", "fusion", "top"]
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 

@@ -11,6 +11,8 @@ from .._core._lazy import lazy_exports
 _EXPORTS = {
     "._fuse": ("fuse", "fuse_scores", "normalize"),
     "._names": ("METHODS", "NORMALIZATIONS"),
+    "._optimize": ("FusionSearch", "optimize_fusion"),
+    "._ranker": ("FusionRanker",),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 

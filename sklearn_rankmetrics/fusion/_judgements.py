@@ -6,9 +6,12 @@ from ..trec._sources import InputError, as_qrels, comparable, shown
 from ._lists import candidate_codes
 
 
-def judged_candidates(table, qrels):
+def judged_candidates(table, qrels, *, unretrieved=False):
     """The relevance of each candidate of ``table`` (a RunsTable; 0 where unjudged) and each query's count of
-    relevant documents (at least 1), -1 for the queries that the qrels do not hold (no training query).
+    relevant documents, -1 for the queries that the qrels do not hold (no training query).
+
+    With ``unretrieved``, also the query codes and judgements of the judged
+    documents that no run retrieved (for queries of the table).
     """
     qrels = as_qrels(qrels)
     lists = table.lists
@@ -28,6 +31,8 @@ def judged_candidates(table, qrels):
     check_judged_once(codes[n:], table.query_ids, place[known], qrels.doc_id[known])
     relevance = np.zeros(n, dtype=np.int64)
     relevance[judged[judged >= 0]] = qrels.relevance[known][judged >= 0]
+    if unretrieved:
+        return relevance, n_relevant, (place[known][judged < 0], qrels.relevance[known][judged < 0])
     return relevance, n_relevant
 
 
