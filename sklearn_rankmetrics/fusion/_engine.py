@@ -9,7 +9,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._core._query_ids import encode_qid
 from .._core._validation import check_option, plain
+from ._lists import table_lists
 from ._methods import fused_scores
 from ._names import METHODS, method_name, method_params, normalization_name
 from ._normalize import check_missing, fill_values, filled_rows, normalized_scores
@@ -152,3 +154,19 @@ def fuse_lists(lists, spec, weights, trained):
             "training queries), or fit a FusionRanker on labelled rows."
         )
     return fused_scores(prepare(lists, spec), spec.method, spec.params, weights, trained)
+
+
+def fuse_table(scores, qid, spec, weights, trained):
+    """The fused score of every row of a table of score columns (``-inf`` for a row that no column scores)."""
+    lists, rows = table_lists(scores, qid)
+    fused = np.full(scores.shape[0], -np.inf)
+    fused[rows] = fuse_lists(lists, spec, weights, trained)
+    return fused
+
+
+def train_table(spec, scores, qid, labels):
+    """What the spec's method learns from a labelled table (a row relevant when its label is at least 1)."""
+    lists, rows = table_lists(scores, qid)
+    codes = np.zeros(len(labels), dtype=np.intp) if qid is None else encode_qid(qid, len(labels))
+    n_relevant = np.bincount(codes, labels >= 1, minlength=int(codes.max(initial=0)) + 1).astype(np.int64)
+    return train(spec, lists, labels[rows], n_relevant)

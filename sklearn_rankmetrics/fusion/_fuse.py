@@ -6,9 +6,9 @@ from .._core._validation import check_integer
 from ..trec._io import Run, text
 from ..trec._judging import trec_order
 from ..trec._sources import InputError
-from ._engine import fuse_lists, fusion_spec, prepare, train
+from ._engine import fuse_lists, fuse_table, fusion_spec, prepare, train
 from ._judgements import judged_candidates
-from ._lists import check_table, runs_table, table_lists
+from ._lists import check_table, runs_table
 
 
 def fuse(
@@ -311,8 +311,7 @@ def fuse_scores(
     qid = np.asarray(qid)
     if qid.shape != (scores.shape[0],):
         raise ValueError(f"qid must hold one query id per row of scores ({scores.shape[0]}); got shape {qid.shape}.")
-    lists = table_lists(scores, qid)
-    return fuse_lists(lists, spec, spec.weight_array(scores.shape[1]), None)
+    return fuse_table(scores, qid, spec, spec.weight_array(scores.shape[1]), None)
 
 
 def normalize(run, normalization="min-max", *, ties="average"):

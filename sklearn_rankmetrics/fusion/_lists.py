@@ -176,18 +176,22 @@ def check_listed_once(run, candidate, n_runs, names):
 
 
 def table_lists(scores, qid):
-    """Score columns of one grouped table as :class:`Lists`: a row per candidate, a column per run.
+    """Score columns of one grouped table as :class:`Lists`: a column per run, a candidate per scored row.
 
     ``scores`` is a 2-D float array (NaN: the column's run did not retrieve
-    the row's document); ``qid`` the query of each row. Returns the lists and
-    the query code of each row.
+    the row's document); ``qid`` the query of each row (None: one query).
+    Returns the lists and the row of each candidate: a row that no column
+    scores is no candidate (no run retrieved it).
     """
     n_rows, n_runs = scores.shape
     codes = encode_qid(qid, n_rows) if qid is not None else np.zeros(n_rows, dtype=np.intp)
     present = ~np.isnan(scores)
+    scored = np.flatnonzero(present.any(axis=1))
+    candidate_of_row = np.full(n_rows, -1, dtype=np.intp)
+    candidate_of_row[scored] = np.arange(len(scored))
     row, run = np.nonzero(present)
-    lists = Lists(run.astype(np.int32), codes[row], row, scores[row, run], n_runs, np.asarray(codes))
-    return lists
+    lists = Lists(run.astype(np.int32), codes[row], candidate_of_row[row], scores[row, run], n_runs, codes[scored])
+    return lists, scored
 
 
 def check_table(scores, name="X"):

@@ -34,7 +34,7 @@ def weight_grid(n_runs, step=0.1):
     grid = []
     for cuts in itertools.combinations(range(units + n_runs - 1), n_runs - 1):
         parts = np.diff((-1, *cuts, units + n_runs - 1)) - 1
-        grid.append(tuple(round(part * step, 10) for part in parts))
+        grid.append(tuple(round(float(part) * step, 10) for part in parts))
     return grid
 
 
@@ -176,12 +176,24 @@ def optimize_fusion(
     scorer = metric if callable(metric) else column_scorer(metric)
     splits, validation = folds(cv, X, y, qid, n_queries)
     ranker = FusionRanker(method, normalization=normalization, ties=ties, missing=missing, qid_column=0)
-    search = GridSearchCV(ranker, param_grid, scoring=scorer, cv=splits, n_jobs=n_jobs, error_score="raise")
+    search = GridSearchCV(
+        ranker, param_grid, scoring=scorer, cv=splits, n_jobs=n_jobs, error_score="raise", refit=first_best
+    )
     search.fit(X, y)
     best = dict(search.best_params_)
     normalization = best.pop("normalization", normalization)
     method = best.pop("method", method)
-    return FusionSearch(best, float(search.best_score_), validation, search.cv_results_, search, method, normalization)
+    score = float(search.cv_results_["mean_test_score"][search.best_index_])
+    return FusionSearch(best, score, validation, search.cv_results_, search, method, normalization)
+
+
+def first_best(cv_results):
+    """The first setting in the grid whose mean score is the best, scores equal up to rounding being equal.
+
+    (ranx keeps the last of equal scores; the grid's order is the caller's.)
+    """
+    means = np.asarray(cv_results["mean_test_score"], dtype=np.float64)
+    return int(np.flatnonzero(means >= np.nanmax(means) - 1e-12 * max(1.0, abs(np.nanmax(means))))[0])
 
 
 def column_scorer(metric):
@@ -234,5 +246,6 @@ def folds(cv, X, y, qid, n_queries):
             raise ValueError(f"cv={n_splits} folds need at least {n_splits} judged queries; the runs have {n_queries}.")
         cv = GroupKFold(n_splits=n_splits)
     splits = list(cv.split(X, y, groups=qid))
-    return splits, f"{cv} over the {n_queries} judged queries: each setting scored on the queries held out from it"
+    name = f"GroupKFold(n_splits={cv.n_splits})" if type(cv) is GroupKFold else repr(cv)
+    return splits, f"{name} over the {n_queries} judged queries: each setting scored on the queries held out from it"
 

@@ -6,14 +6,14 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core._query_ids import distinct_query_ids, encode_qid
+from .._core._query_ids import distinct_query_ids
 from .._core._validation import check_same_length
 from ..metrics._dcg import ndcg_score
 from ..model_selection._guards import check_scored_fold, query_digests
 from ..model_selection._qid_column import missing_qid_error, resolve_qid, split_qid_column
 from ..model_selection._ranker import check_2d
-from ._engine import fuse_lists, fusion_spec, train
-from ._lists import check_table, table_lists
+from ._engine import fuse_table, fusion_spec, train_table
+from ._lists import check_table
 
 
 class FusionRanker(BaseEstimator):
@@ -158,10 +158,7 @@ class FusionRanker(BaseEstimator):
                 raise ValueError(
                     f"FusionRanker(method={spec.method!r}) learns from relevance labels: pass y to fit."
                 )
-            labels = np.asarray(y, dtype=np.float64).reshape(-1)
-            codes = np.zeros(len(labels), dtype=np.intp) if qid is None else encode_qid(qid, len(labels))
-            n_relevant = np.bincount(codes, labels >= 1, minlength=int(codes.max(initial=0)) + 1).astype(np.int64)
-            self.trained_ = train(spec, table_lists(scores, qid), labels, n_relevant)
+            self.trained_ = train_table(spec, scores, qid, np.asarray(y, dtype=np.float64).reshape(-1))
             if qid is not None:
                 self.train_queries_ = (*distinct_query_ids(qid, return_counts=True), query_digests(scores, qid))
         return self
@@ -187,7 +184,7 @@ class FusionRanker(BaseEstimator):
         scores = self._scores(X, reset=False)
         check_same_length("FusionRanker.predict", X=scores, qid=qid)
         spec = self._spec()
-        return fuse_lists(table_lists(scores, qid), spec, spec.weight_array(scores.shape[1]), self.trained_)
+        return fuse_table(scores, qid, spec, spec.weight_array(scores.shape[1]), self.trained_)
 
     def score(self, X, y, *, qid=None, groups=None, sample_weight=None):
         """NDCG@10 (linear gain, ties averaged) of the fused scores, averaged over queries.
