@@ -63,7 +63,7 @@ def rank_lists(lists, *, ties="average"):
         empty = np.zeros(0, dtype=np.intp)
         return Ranked(empty, empty, empty, empty, empty, empty)
     if ties == "average":
-        order, codes, changes = rank_order(list_code, key, ties="stable")
+        order, codes, changes = ranked_in_place(list_code, key) or rank_order(list_code, key, ties="stable")
     elif ties == "trec_eval":
         if lists.doc is None:
             raise ValueError(
@@ -86,6 +86,21 @@ def rank_lists(lists, *, ties="average"):
     block_sizes = np.diff(block_starts, append=n_rows)
     block = np.repeat(position[block_starts], block_sizes)
     return Ranked(order, position, block, np.repeat(block_sizes, block_sizes), list_size, block_starts)
+
+
+def ranked_in_place(list_code, score):
+    """The order of rows already listed by list and by descending score, as runs are written (None otherwise).
+
+    Only the lists need grouping (a radix sort) when they are not in order;
+    the rows within them are checked in one pass.
+    """
+    grouping = None if np.all(list_code[1:] >= list_code[:-1]) else group_by_query(list_code)
+    codes = list_code if grouping is None else list_code[grouping]
+    scores = score if grouping is None else score[grouping]
+    if not np.all((scores[1:] <= scores[:-1]) | (codes[1:] != codes[:-1])):
+        return None
+    order = np.arange(len(codes)) if grouping is None else grouping
+    return order, codes, differs_from_previous(scores)
 
 
 def ranx_order(list_code, score):
