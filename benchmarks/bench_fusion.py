@@ -84,8 +84,13 @@ def ranx_call(method, runs, qrels):
 
 
 def our_call(method, runs, qrels):
-    return fuse(runs, method=method, normalization="min-max", qrels=qrels if method == "posfuse" else None,
-                **PARAMS.get(method, {}))
+    return fuse(
+        runs,
+        method=method,
+        normalization="min-max",
+        qrels=qrels if method == "posfuse" else None,
+        **PARAMS.get(method, {}),
+    )
 
 
 def best_of(repeats, call):
@@ -133,8 +138,10 @@ def main():
     qrels = qrels_for(runs)
     start = time.perf_counter()
     theirs = ranx_runs(runs)
-    print(f"{args.queries} queries x {args.docs} documents x {args.runs} runs; ranx Run objects built in "
-          f"{time.perf_counter() - start:.1f} s (not timed below)")
+    print(
+        f"{args.queries} queries x {args.docs} documents x {args.runs} runs; ranx Run objects built in "
+        f"{time.perf_counter() - start:.1f} s (not timed below)"
+    )
     tiny = make_runs(2, 5, args.runs)
     tiny_theirs, tiny_qrels = ranx_runs(tiny), qrels_for(tiny)
     print(f"\n{'method':<10} {'ranx 1st call':>14} {'ranx s':>9} {'ours s':>9} {'ranx/ours':>10} {'max |diff|':>11}")
@@ -152,8 +159,10 @@ def main():
     half = make_runs(args.queries // 2, args.docs, args.runs)
     print("\npeak memory of one fusion / input bytes (flat = linear in the input):")
     for method in args.methods:
-        print(f"{method:<10} {args.queries // 2:>5} queries: {peak_ratio(half, method, qrels):5.1f}   "
-              f"{args.queries} queries: {peak_ratio(runs, method, qrels):5.1f}")
+        print(
+            f"{method:<10} {args.queries // 2:>5} queries: {peak_ratio(half, method, qrels):5.1f}   "
+            f"{args.queries} queries: {peak_ratio(runs, method, qrels):5.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -25,10 +25,22 @@ def register(subparsers):
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (plain or gzip)")
     parser.add_argument("--method", "-m", default="rrf", help="fusion method (default rrf)")
-    parser.add_argument("--norm", "--normalization", dest="normalization", default=None,
-                        help="min-max, min-max-inverted, max, sum, zmuv, rank or borda (default: none)")
-    parser.add_argument("--weights", "-w", type=float, nargs="+", default=None, metavar="W",
-                        help="one weight per run, in their order (default 1 each)")
+    parser.add_argument(
+        "--norm",
+        "--normalization",
+        dest="normalization",
+        default=None,
+        help="min-max, min-max-inverted, max, sum, zmuv, rank or borda (default: none)",
+    )
+    parser.add_argument(
+        "--weights",
+        "-w",
+        type=float,
+        nargs="+",
+        default=None,
+        metavar="W",
+        help="one weight per run, in their order (default 1 each)",
+    )
     parser.add_argument("--k", type=float, default=None, help="RRF's k (default 60)")
     parser.add_argument("--phi", type=float, default=None, help="RBC's persistence (default 0.8)")
     parser.add_argument("--sigma", type=float, default=None, help="LogN_ISR's sigma (default 0.01)")
@@ -38,8 +50,14 @@ def register(subparsers):
     parser.add_argument("--ties", default="average", help="average (default), trec_eval or ranx")
     parser.add_argument("--missing", default=None, help="score of a document a run lacks: min, or a number")
     parser.add_argument("--qrels", default=None, help="training qrels, for the methods that learn")
-    parser.add_argument("--train-run", dest="train_runs", action="append", default=None, metavar="RUN",
-                        help="a run on the training queries, once per run in order (default: the RUNs)")
+    parser.add_argument(
+        "--train-run",
+        dest="train_runs",
+        action="append",
+        default=None,
+        metavar="RUN",
+        help="a run on the training queries, once per run in order (default: the RUNs)",
+    )
     parser.add_argument("--depth", type=int, default=None, help="documents kept per query")
     parser.add_argument("--tag", default=None, help="run tag written in the last column (default: the method)")
     parser.add_argument("-o", "--output", default="-", help="output file (default: standard output)")
@@ -57,8 +75,14 @@ def options(args, parser):
             missing = float(missing)
         except ValueError:
             parser.error(f"--missing must be 'min' or a number; got {missing!r}.")
-    params = {"k": args.k, "phi": args.phi, "sigma": args.sigma, "gamma": args.gamma, "w": args.window,
-              "n_segments": args.segments}
+    params = {
+        "k": args.k,
+        "phi": args.phi,
+        "sigma": args.sigma,
+        "gamma": args.gamma,
+        "w": args.window,
+        "n_segments": args.segments,
+    }
     try:
         fusion_spec(args.method, args.normalization, args.weights, args.ties, missing, params)
     except (ValueError, TypeError) as error:

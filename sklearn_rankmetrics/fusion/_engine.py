@@ -49,7 +49,9 @@ def fusion_spec(method, normalization, weights, ties, missing, params):
     resolved = method_params(method, params)
     check_params(resolved)
     if callable(method) and weights is not None:
-        raise ValueError("weights are not used by a callable method, which receives every run's column: leave them None.")
+        raise ValueError(
+            "weights are not used by a callable method, which receives every run's column: leave them None."
+        )
     return Spec(method, normalization, resolved, weights, ties, missing)
 
 

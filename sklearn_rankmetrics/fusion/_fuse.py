@@ -194,8 +194,12 @@ def fuse(
     0.032522
     """
     spec = fusion_spec(
-        method, normalization, weights, ties, missing, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w,
-                                                         "n_segments": n_segments}
+        method,
+        normalization,
+        weights,
+        ties,
+        missing,
+        {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w, "n_segments": n_segments},
     )
     depth = check_integer("depth", depth, allow_none=True)
     table = runs_table(runs)
@@ -302,7 +306,7 @@ def fuse_scores(
     >>> scores = np.array([[12.0, 0.40], [9.5, 0.91], [7.0, np.nan], [np.nan, 0.85]])
     >>> fused = fuse_scores(scores, ["q1"] * 4, method="rrf")
     >>> np.round(fused, 6)
-    array([0.032522, 0.032522, 0.015873, 0.016129])
+    array([0.032266, 0.032522, 0.015873, 0.016129])
     """
     spec = fusion_spec(
         method, normalization, weights, ties, missing, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w}
@@ -353,7 +357,8 @@ def normalize(run, normalization="min-max", *, ties="average"):
     score[rows.lists.candidate] = rows.score  # one run: a candidate per row, in the order of the input's rows
     read = table.lists
     return Run(
-        text(table.query_ids[read.query]), text(table.candidate_doc[read.candidate]), score[read.candidate],
-        table.names[0]
+        text(table.query_ids[read.query]),
+        text(table.candidate_doc[read.candidate]),
+        score[read.candidate],
+        table.names[0],
     )
-

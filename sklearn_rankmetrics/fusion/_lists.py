@@ -50,7 +50,13 @@ class Lists:
         """The lists of the rows ``rows`` only (same codes)."""
         doc = None if self.doc is None else self.doc[rows]
         return Lists(
-            self.run[rows], self.query[rows], self.candidate[rows], self.score[rows], self.n_runs, self.candidate_query, doc
+            self.run[rows],
+            self.query[rows],
+            self.candidate[rows],
+            self.score[rows],
+            self.n_runs,
+            self.candidate_query,
+            doc,
         )
 
 

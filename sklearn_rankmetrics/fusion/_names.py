@@ -106,7 +106,9 @@ NORMALIZATION_SPELLINGS = {**{folded(name): name for name in NORMALIZATIONS}, **
 def canonical(value, spellings, what, names):
     """The canonical name that ``value`` spells, or a ValueError naming the accepted names and the nearest."""
     if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str such as {names[0]!r}; got {plain(value)!r} of type {type(value).__name__}.")
+        raise TypeError(
+            f"{what} must be a str such as {names[0]!r}; got {plain(value)!r} of type {type(value).__name__}."
+        )
     key = folded(value)
     if key in spellings:
         return spellings[key]

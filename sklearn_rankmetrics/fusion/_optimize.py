@@ -45,9 +45,16 @@ class FusionSearch:
     Attributes
     ----------
     best_params : dict
-        The parameters of the best setting (by mean validation score).
+        The parameters of the best setting, by its mean score over the folds.
     best_score : float
-        Its mean score over the held-out folds.
+        That mean: the score of the setting chosen for being best on these
+        very folds, so optimistic (as ``GridSearchCV.best_score_``).
+    held_out_score : float
+        The honest estimate: the mean over folds of the score, on each fold,
+        of the setting that the other folds choose (nested cross-validation;
+        exact for the methods that learn nothing, whose scores on a fold do
+        not depend on the others; for the learned ones, each setting's
+        scores come from fits on the other folds, as in the search).
     validation : str
         How the settings were scored: on which queries, held out from which.
     cv_results : dict
@@ -60,6 +67,7 @@ class FusionSearch:
 
     best_params: dict
     best_score: float
+    held_out_score: float
     validation: str
     cv_results: dict
     search: object
@@ -74,7 +82,7 @@ class FusionSearch:
     def __repr__(self):
         return (
             f"FusionSearch(method={self.method!r}, best_params={self.best_params!r}, "
-            f"best_score={self.best_score:.4f}; {self.validation})"
+            f"held_out_score={self.held_out_score:.4f}; {self.validation})"
         )
 
 
@@ -141,8 +149,11 @@ def optimize_fusion(
     Returns
     -------
     search : FusionSearch
-        The best parameters and score, how they were validated
-        (``search.validation``), every setting's fold scores, and
+        The best parameters; ``held_out_score``, the score of tuning on
+        some queries and fusing others (each fold scored with the setting
+        the other folds chose); ``best_score``, the best setting's own mean
+        (optimistic: it chose itself on those folds); how they were
+        validated (``search.validation``); every setting's fold scores; and
         ``search.fuse(runs)`` to fuse with the best setting.
 
     See Also
@@ -157,12 +168,12 @@ def optimize_fusion(
     >>> rng = np.random.default_rng(0)
     >>> qrels = {f"q{q}": {f"d{d}": int(d < 3) for d in range(10)} for q in range(20)}
     >>> lexical = {q: {f"d{d}": float(-d + 3 * rng.random()) for d in range(10)} for q in qrels}
-    >>> dense = {q: {f"d{d}": float(rng.random()) for d in range(10)} for q in qrels}
+    >>> dense = {q: {f"d{d}": float(-d + 6 * rng.random()) for d in range(10)} for q in qrels}
     >>> search = optimize_fusion([lexical, dense], qrels, method="wsum", cv=4)
     >>> search.best_params
-    {'weights': (0.8, 0.2)}
-    >>> search.validation
-    'GroupKFold(n_splits=4) over the 20 judged queries: each setting scored on the queries held out from it'
+    {'weights': (0.7, 0.3)}
+    >>> search.validation  # doctest: +ELLIPSIS
+    'GroupKFold(n_splits=4) over the 20 judged queries: held_out_score scores each fold with the setting chosen...'
     """
     method = method_name(method)
     table = runs_table(runs)
@@ -184,7 +195,8 @@ def optimize_fusion(
     normalization = best.pop("normalization", normalization)
     method = best.pop("method", method)
     score = float(search.cv_results_["mean_test_score"][search.best_index_])
-    return FusionSearch(best, score, validation, search.cv_results_, search, method, normalization)
+    held_out = nested_score(search.cv_results_, len(splits))
+    return FusionSearch(best, score, held_out, validation, search.cv_results_, search, method, normalization)
 
 
 def first_best(cv_results):
@@ -192,8 +204,23 @@ def first_best(cv_results):
 
     (ranx keeps the last of equal scores; the grid's order is the caller's.)
     """
-    means = np.asarray(cv_results["mean_test_score"], dtype=np.float64)
-    return int(np.flatnonzero(means >= np.nanmax(means) - 1e-12 * max(1.0, abs(np.nanmax(means))))[0])
+    return best_of(np.asarray(cv_results["mean_test_score"], dtype=np.float64))
+
+
+def best_of(means):
+    """The first index of the best of ``means``, values equal up to rounding being equal."""
+    top = np.nanmax(means)
+    return int(np.flatnonzero(means >= top - 1e-12 * max(1.0, abs(top)))[0])
+
+
+def nested_score(cv_results, n_splits):
+    """The mean over folds of each fold's score of the setting best on the other folds (one fold: its best)."""
+    split_scores = np.array([cv_results[f"split{i}_test_score"] for i in range(n_splits)])  # folds x settings
+    if n_splits == 1:
+        return float(split_scores[0, best_of(split_scores[0])])
+    total = split_scores.sum(axis=0)
+    chosen = [best_of((total - split_scores[i]) / (n_splits - 1)) for i in range(n_splits)]
+    return float(np.mean([split_scores[i, choice] for i, choice in enumerate(chosen)]))
 
 
 def column_scorer(metric):
@@ -239,7 +266,7 @@ def folds(cv, X, y, qid, n_queries):
             stacklevel=3,
         )
         every = np.arange(len(y))
-        return [(every, every)], f"no held-out queries: each setting scored on the {n_queries} queries it was tuned on"
+        return [(every, every)], f"no held-out queries: each setting scored on the {n_queries} queries it is tuned on"
     if not hasattr(cv, "split"):
         n_splits = check_integer("cv", cv, low=2)
         if n_splits > n_queries:
@@ -247,5 +274,7 @@ def folds(cv, X, y, qid, n_queries):
         cv = GroupKFold(n_splits=n_splits)
     splits = list(cv.split(X, y, groups=qid))
     name = f"GroupKFold(n_splits={cv.n_splits})" if type(cv) is GroupKFold else repr(cv)
-    return splits, f"{name} over the {n_queries} judged queries: each setting scored on the queries held out from it"
-
+    return splits, (
+        f"{name} over the {n_queries} judged queries: held_out_score scores each fold with the setting chosen on "
+        "the others"
+    )

@@ -66,10 +66,12 @@ def shuffled(nested, rng):
     return out
 
 
-@given(seed=st.integers(0, 2**32 - 1), method=st.sampled_from(sorted(set(METHODS) - {"mapfuse", "posfuse",
-                                                                                         "probfuse", "segfuse",
-                                                                                         "slidefuse",
-                                                                                         "bayesfuse"})))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    method=st.sampled_from(
+        sorted(set(METHODS) - {"mapfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "bayesfuse"})
+    ),
+)
 def test_average_ties_never_depend_on_the_input_order(seed, method):
     rng = np.random.default_rng(seed)
     runs = [
@@ -83,8 +85,10 @@ def test_average_ties_never_depend_on_the_input_order(seed, method):
         assert again[query] == pytest.approx(expected[query], rel=1e-12, abs=1e-12)
 
 
-@given(seed=st.integers(0, 2**32 - 1), method=st.sampled_from(["posfuse", "probfuse", "segfuse", "slidefuse",
-                                                                "bayesfuse", "mapfuse"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    method=st.sampled_from(["posfuse", "probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse"]),
+)
 def test_learned_methods_with_average_ties_never_depend_on_the_input_order(seed, method):
     rng = np.random.default_rng(seed)
     runs = [
@@ -105,17 +109,24 @@ def naive_condorcet(runs, query, weights):
     ranks = []
     for run in runs:
         scores = run.get(query, {})
-        ranks.append({d: 1 + sum(s > scores[d] for s in scores.values()) + (sum(s == scores[d] for s in
-                                                                                 scores.values()) - 1) / 2
-                      for d in scores})
+        ranks.append(
+            {
+                d: 1
+                + sum(s > scores[d] for s in scores.values())
+                + (sum(s == scores[d] for s in scores.values()) - 1) / 2
+                for d in scores
+            }
+        )
     out = {}
     for d in docs:
         lost = tied = 0
         for e in docs:
             if e == d:
                 continue
-            margin = sum(w * (np.sign(r.get(e, np.inf) - r.get(d, np.inf)) if not (d not in r and e not in r) else 0)
-                         for w, r in zip(weights, ranks, strict=True))
+            margin = sum(
+                w * (np.sign(r.get(e, np.inf) - r.get(d, np.inf)) if not (d not in r and e not in r) else 0)
+                for w, r in zip(weights, ranks, strict=True)
+            )
             lost += margin < 0
             tied += margin == 0
         out[d] = len(docs) - lost - tied / 2
@@ -125,8 +136,10 @@ def naive_condorcet(runs, query, weights):
 @pytest.mark.parametrize("weights", [[1, 1, 1, 1], [0.5, 0.25, 1.0, 2.0]])
 def test_condorcet_is_a_count_of_pairwise_majorities(weights):
     rng = np.random.default_rng(4)
-    runs = [{f"q{q}": {f"d{d}": float(rng.integers(0, 4)) for d in rng.choice(15, 9, replace=False)}
-             for q in range(4)} for _ in range(4)]
+    runs = [
+        {f"q{q}": {f"d{d}": float(rng.integers(0, 4)) for d in rng.choice(15, 9, replace=False)} for q in range(4)}
+        for _ in range(4)
+    ]
     fused = as_dict(fuse(runs, method="w_condorcet", weights=weights))
     for query in fused:
         assert fused[query] == pytest.approx(naive_condorcet(runs, query, weights))
@@ -134,7 +147,9 @@ def test_condorcet_is_a_count_of_pairwise_majorities(weights):
 
 def test_inputs_of_every_kind_fuse_alike(tmp_path):
     path = tmp_path / "bm25.run"
-    path.write_text("q1 Q0 d1 1 12 bm25\nq1 Q0 d2 2 9.5 bm25\nq1 Q0 d3 3 7 bm25\nq2 Q0 d7 1 3 bm25\nq2 Q0 d8 2 1 bm25\n")
+    path.write_text(
+        "q1 Q0 d1 1 12 bm25\nq1 Q0 d2 2 9.5 bm25\nq1 Q0 d3 3 7 bm25\nq2 Q0 d7 1 3 bm25\nq2 Q0 d8 2 1 bm25\n"
+    )
     frame = pd.DataFrame(
         {"query_id": ["q1", "q1", "q1", "q2"], "doc_id": ["d2", "d4", "d1", "d8"], "score": [0.91, 0.85, 0.4, 0.7]}
     )
@@ -180,8 +195,10 @@ def test_fuse_scores_fuses_a_table_as_fuse_fuses_runs():
     scores[rng.random(scores.shape) < 0.2] = np.nan
     qid = np.repeat([3, 1, 2], 10)
     runs = [
-        {str(q): {f"d{row}": scores[row, run] for row in np.flatnonzero(qid == q) if not np.isnan(scores[row, run])}
-         for q in (1, 2, 3)}
+        {
+            str(q): {f"d{row}": scores[row, run] for row in np.flatnonzero(qid == q) if not np.isnan(scores[row, run])}
+            for q in (1, 2, 3)
+        }
         for run in range(3)
     ]
     for method in ("rrf", "mnz", "condorcet", "bordafuse"):
@@ -252,8 +269,11 @@ def test_bad_runs_are_named(tmp_path):
     with pytest.raises(ValueError, match=r"bad.run, line 2"):
         fuse([str(bad), BM25])
     with pytest.raises(ValueError, match="qrels judge document 'd1' of query 'q1' twice"):
-        fuse([BM25, DENSE], method="posfuse",
-             qrels=pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "relevance": [1, 0]}))
+        fuse(
+            [BM25, DENSE],
+            method="posfuse",
+            qrels=pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "relevance": [1, 0]}),
+        )
 
 
 def test_inputs_are_never_modified():

@@ -23,8 +23,12 @@ def files(tmp_path):
 
 def test_the_command_writes_the_fused_run(files, capsys):
     out = files / "fused.run"
-    assert main(["fuse", str(files / "bm25.run"), str(files / "dense.run"), "--method", "rrf", "--k", "60",
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            ["fuse", str(files / "bm25.run"), str(files / "dense.run"), "--method", "rrf", "--k", "60", "-o", str(out)]
+        )
+        == 0
+    )
     assert capsys.readouterr() == ("", "")
     written = read_run(out)
     expected = fuse([str(files / "bm25.run"), str(files / "dense.run")], method="rrf", k=60)
@@ -39,9 +43,28 @@ def test_the_command_writes_the_fused_run(files, capsys):
 
 def test_the_command_prints_to_stdout_and_runs_as_a_module(files):
     done = subprocess.run(
-        [sys.executable, "-m", "sklearn_rankmetrics", "fuse", str(files / "bm25.run"), str(files / "dense.run"),
-         "--method", "CombMNZ", "--norm", "min-max", "--weights", "1", "2", "--tag", "hybrid", "--depth", "1"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "sklearn_rankmetrics",
+            "fuse",
+            str(files / "bm25.run"),
+            str(files / "dense.run"),
+            "--method",
+            "CombMNZ",
+            "--norm",
+            "min-max",
+            "--weights",
+            "1",
+            "2",
+            "--tag",
+            "hybrid",
+            "--depth",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
@@ -50,8 +73,22 @@ def test_the_command_prints_to_stdout_and_runs_as_a_module(files):
 
 
 def test_a_supervised_method_learns_from_qrels(files, capsys):
-    assert main(["fuse", str(files / "bm25.run"), str(files / "dense.run"), "--method", "probfuse",
-                 "--segments", "2", "--qrels", str(files / "qrels")]) == 0
+    assert (
+        main(
+            [
+                "fuse",
+                str(files / "bm25.run"),
+                str(files / "dense.run"),
+                "--method",
+                "probfuse",
+                "--segments",
+                "2",
+                "--qrels",
+                str(files / "qrels"),
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.count("\n") == 6
 
 

@@ -56,8 +56,10 @@ def test_supervised_methods_learn_from_y_as_fuse_learns_from_qrels():
     X, y, qid = hybrid_table(1)
     ranker = FusionRanker("probfuse", n_segments=3).fit(X, y, qid=qid)
     runs = [
-        {str(q): {f"d{row}": X[row, col] for row in np.flatnonzero(qid == q) if not np.isnan(X[row, col])}
-         for q in np.unique(qid)}
+        {
+            str(q): {f"d{row}": X[row, col] for row in np.flatnonzero(qid == q) if not np.isnan(X[row, col])}
+            for q in np.unique(qid)
+        }
         for col in range(2)
     ]
     qrels = {str(q): {f"d{row}": int(y[row]) for row in np.flatnonzero(qid == q)} for q in np.unique(qid)}
@@ -73,8 +75,10 @@ def test_supervised_methods_learn_from_y_as_fuse_learns_from_qrels():
 
 def test_grid_search_with_group_k_fold_is_the_fold_by_fold_computation():
     X, y, qid = hybrid_table(2)
-    grid = {"method": ["rrf"], "k": [1, 60]}, {"method": ["wsum"], "normalization": ["min-max"],
-                                               "weights": [(0.2, 0.8), (0.8, 0.2)]}
+    grid = (
+        {"method": ["rrf"], "k": [1, 60]},
+        {"method": ["wsum"], "normalization": ["min-max"], "weights": [(0.2, 0.8), (0.8, 0.2)]},
+    )
     cv = GroupKFold(n_splits=3)
     scorer = get_ranking_scorer("ndcg@5")
     with sklearn.config_context(enable_metadata_routing=True):
@@ -110,7 +114,7 @@ def test_without_query_ids_the_rows_are_one_query():
     X = np.array([[3.0, 1.0], [2.0, np.nan], [1.0, 2.0]])
     ranker = FusionRanker().fit(X)
     np.testing.assert_allclose(ranker.predict(X), fuse_scores(X, [0, 0, 0]))
-    with pytest.raises(ValueError, match="FusionRanker.score needs the query id of each row"):
+    with pytest.raises(ValueError, match=r"FusionRanker\.score needs the query id of each row"):
         ranker.score(X, [1, 0, 0])
 
 
@@ -141,7 +145,11 @@ def test_optimize_fusion_tunes_by_grouped_cross_validation_and_says_so():
     assert search.validation.startswith("GroupKFold(n_splits=4) over the 20 judged queries")
     assert search.best_params["k"] in range(10, 101, 10)
     assert search.search.cv.__len__() == 4
-    assert "held out" in repr(search)
+    assert "held_out_score" in repr(search)
+    assert search.held_out_score <= search.best_score + 1e-12
+    folds = np.array([search.cv_results[f"split{i}_test_score"] for i in range(4)])
+    by_hand = np.mean([folds[i, np.argmax(np.delete(folds, i, axis=0).mean(axis=0))] for i in range(4)])
+    assert search.held_out_score == pytest.approx(by_hand)
     fused = search.fuse(runs)
     assert fused.name == "rrf"
     weighted = optimize_fusion(runs, qrels, method="wsum", param_grid={"weights": [(0.5, 0.5), (1.0, 0.0)]}, cv=4)

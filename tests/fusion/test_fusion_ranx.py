@@ -82,7 +82,12 @@ def assert_same(ours, theirs):
 
 def both(seed, ties):
     runs, qrels = random_runs(seed, ties=ties)
-    return runs, qrels, [ranx.Run(run, name=f"r{index}") for index, run in enumerate(runs)], "ranx" if ties else "average"
+    return (
+        runs,
+        qrels,
+        [ranx.Run(run, name=f"r{index}") for index, run in enumerate(runs)],
+        "ranx" if ties else "average",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -177,8 +182,9 @@ def majority_order_runs(seed, n_queries=6, n_docs=25):
 def test_condorcet_equals_ranx_where_the_majority_is_an_order(method, weights):
     runs = majority_order_runs(1)
     ours = as_dict(fuse(runs, method=method, weights=weights))
-    theirs = ranx.fuse([ranx.Run(run) for run in runs], norm=None, method=method, params={"weights": weights}
-                       if weights else {}).to_dict()
+    theirs = ranx.fuse(
+        [ranx.Run(run) for run in runs], norm=None, method=method, params={"weights": weights} if weights else {}
+    ).to_dict()
     compared = 0
     for query, scores in ours.items():
         values = sorted(scores.values())
