@@ -1,5 +1,7 @@
 """The public fusion functions: :func:`fuse` for runs, :func:`fuse_scores` for score columns, :func:`normalize`."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from .._core._validation import check_integer
@@ -214,14 +216,19 @@ def fuse(
                 "systems' runs on the training queries, in the same order."
             )
         relevance, n_relevant = judged_candidates(training, qrels)
-        trained = train(spec, training.lists, relevance, n_relevant)
+        trained = train(spec, without_unused_ids(training.lists, spec), relevance, n_relevant)
     elif qrels is not None or train_runs is not None:
         raise ValueError(
             f"method {spec.method if isinstance(spec.method, str) else 'callable'!r} learns nothing: qrels and "
             "train_runs are for MAPFuse, PosFuse, ProbFuse, SegFuse, SlideFuse and BayesFuse."
         )
-    fused = fuse_lists(table.lists, spec, weight_array, trained)
+    fused = fuse_lists(without_unused_ids(table.lists, spec), spec, weight_array, trained)
     return fused_run(table, fused, depth, name or (spec.method if isinstance(spec.method, str) else "fused"))
+
+
+def without_unused_ids(lists, spec):
+    """The lists without their document ids unless trec_eval's order of ties needs them (no copies to carry)."""
+    return lists if spec.ties == "trec_eval" else replace(lists, doc=None)
 
 
 def check_finite_scores(table):

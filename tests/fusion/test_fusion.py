@@ -294,3 +294,11 @@ def test_fuse_scores_refuses_bad_tables():
         fuse_scores(np.zeros((2, 2)), [1, 1], ties="trec_eval")
     with pytest.raises(ValueError, match="NaN where a run did not retrieve"):
         fuse_scores(np.array([[np.inf, 1.0]]), [1])
+
+
+def test_documents_whose_hashes_collide_stay_apart(monkeypatch):
+    import sklearn_rankmetrics.fusion._lists as lists_module
+
+    expected = as_dict(fuse([BM25, DENSE], method="mnz"))
+    monkeypatch.setattr(lists_module, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    assert as_dict(fuse([BM25, DENSE], method="mnz")) == expected
