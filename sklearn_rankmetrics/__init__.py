@@ -86,6 +86,7 @@ __getattr__, __dir__ = lazy_exports(
         "counterfactual",
         "dask",
         "datasets",
+        "fusion",
         "meta",
         "metrics",
         "model_selection",

@@ -19,6 +19,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
         "evaluate_recommender.py",
         "recommender_beyond_accuracy.py",
         "clicks_offline_and_online.py",
+        "fuse_hybrid_retrieval.py",
     ],
 )
 def test_example_runs(script, tmp_path):
