@@ -89,7 +89,8 @@ def test_coverage_counts_items_shown_anywhere():
     item_id = ["a", "b", "c", "a", "b", "c"]
     assert catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=[1, 1, 1, 2, 2, 2], k=1) == pytest.approx(2 / 3)
     assert catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=[1, 1, 1, 2, 2, 2], k=2) == 1.0
-    with_catalog = catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=[1, 1, 1, 2, 2, 2], k=1, catalog=list("abcd"))
+    qid = [1, 1, 1, 2, 2, 2]
+    with_catalog = catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=qid, k=1, catalog=list("abcd"))
     assert with_catalog == 0.5
 
 
@@ -186,7 +187,8 @@ def test_coverage_of_a_score_matrix_matches_a_naive_loop(k, ties):
     # The same scores as (user, item) pairs, the long route.
     n_users, n_items = y_score.shape
     item_id, qid = np.tile(np.arange(n_items), n_users), np.repeat(np.arange(n_users), n_items)
-    assert catalog_coverage(y_score.ravel(), item_id=item_id, qid=qid, k=k, ties=ties) == pytest.approx(expected, rel=1e-12)
+    pairs = catalog_coverage(y_score.ravel(), item_id=item_id, qid=qid, k=k, ties=ties)
+    assert pairs == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("form", [sp.csr_matrix, sp.csr_array, sp.csc_matrix, sp.coo_array])
