@@ -110,7 +110,7 @@ def top_k_exposure(y_score, *, item_id, qid, k, ties, catalog=None, who, name="y
         return Exposure(empty, empty, empty, nothing, empty, empty, nothing, empty, no_list, n_users, n_items, k,
                         user_ids, item_ids, n_rows)  # fmt: skip
     ranking, order = rank_queries(np.zeros(len(scores)), scores, qid=users, ties=TIE_RULE[ties], return_order=True)
-    visible = ranking.visible(k)
+    visible = ranking.visible(min(k, n_items))  # no user has more items (and the positions' integers hold it)
     if ranking.has_ties:
         size, first = ranking.block_sizes, ranking.block_first
         block = np.repeat(np.arange(len(size)), size)
@@ -157,13 +157,14 @@ def lowest_block_exposure(above, above_scores, low, shape, k, ties):
     its m items each shown with chance v / m, no sort of the m entries.
     """
     n_users, n_items = shape
+    places = min(k, n_items)  # a list never holds more (and numpy's integers hold any k so bounded)
     above_users = above // n_items
     ranked = ranked_above(above, above_scores, above_users, ties)
     n_above = np.bincount(above_users, minlength=n_users)
     # Each user's lowest block: m entries, v = min(k - above, m) places within k (user by user: repeats, no gathers).
     low_user, low_item = np.divmod(low, n_items)
     m = np.bincount(low_user, minlength=n_users)
-    v = np.minimum(k - n_above, m)
+    v = np.minimum(places - n_above, m)
     first_block = len(ranked.size)
     members = np.flatnonzero(m > 0)
     if ties == "average":

@@ -99,7 +99,7 @@ def _expected_exposure(lists, *, y_true, item_groups=None, patience=0.5, compone
     component = check_option("component", component, ("loss", "disparity", "relevance"))
     gamma = check_real("patience", patience, low=0, high=1, low_open=True)
     exposure, item_id = lists.exposure, lists.item_id
-    weights = gamma ** np.arange(exposure.k)
+    weights = gamma ** np.arange(min(exposure.k, exposure.n_items))  # no list is longer than the catalogue
     system = exposure.expected(weights)
     groups = np.arange(exposure.n_items) if item_groups is None else group_codes(item_groups, exposure)
     available = Availability(lists.y_score, item_id, lists.qid, exposure)

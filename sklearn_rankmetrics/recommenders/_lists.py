@@ -218,6 +218,8 @@ class MatrixLabels:
         """The label of each (user, item)."""
         if self.dense is not None:
             return self.dense[users, items]
+        if not len(users):  # scipy gives an empty sparse array for no index at all
+            return np.zeros(0)
         return np.asarray(self.sparse[users, items], dtype=np.float64).reshape(-1)
 
     def positive(self):

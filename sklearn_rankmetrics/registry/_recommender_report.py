@@ -241,6 +241,8 @@ def recommender_report(
     'needs item_features'
     """
     k = check_k(k, allow_none=False)
+    if k >= 2**63:  # the names of the accuracy metrics carry it
+        raise ValueError(f"k must be below 2**63; got {k}. Any k at least the number of items lists them all.")
     if zero_division is not None:
         zero_division = check_zero_division(zero_division)
     if candidates is None:

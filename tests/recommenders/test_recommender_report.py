@@ -468,3 +468,35 @@ def test_the_report_pickles_and_reads_as_a_dict():
     again = pickle.loads(pickle.dumps(report))
     assert dict(again) == dict(report) and again.left_out == report.left_out and again.k == 2
     np.testing.assert_array_equal(again.per_user["ndcg@2"], report.per_user["ndcg@2"])
+
+
+def test_hostile_inputs_huge_k_float32_no_interactions_and_no_recommendable_item():
+    y_true, y_score, inputs, _ = case(12, n_users=6, n_items=5)
+    # A k beyond the catalogue lists every recommendable item, in the report as in each function.
+    huge, whole = (quiet(recommender_report, y_true, y_score, k=k, **inputs) for k in (10**12, 5))
+    per_place = ("precision@", "f1@")  # they divide by k itself
+    same = [name for name in whole if not name.startswith(per_place)]
+    assert [huge[name.replace("@5", f"@{10**12}")] for name in same] == pytest.approx(
+        [whole[name] for name in same], rel=1e-12, nan_ok=True
+    )
+    for function in (rm.expected_exposure_loss, rm.gini_index, rm.intra_list_diversity_score):
+        takes = inspect.signature(function).parameters
+        options = {key: value for key, value in {"y_true": y_true, **inputs}.items() if key in takes}
+        assert quiet(function, y_score, k=2**63, **options) == quiet(function, y_score, k=5, **options)
+    pairs = {"item_id": np.tile(np.arange(5), 6), "qid": np.repeat(np.arange(6), 5)}
+    assert rm.gini_index(y_score.ravel(), k=10**12, **pairs) == rm.gini_index(y_score, k=5)
+    with pytest.raises(ValueError, match="k must be below 2\\*\\*63; got 9223372036854775808"):
+        recommender_report(y_true, y_score, k=2**63)
+    # float32 scores and labels: the values of float64.
+    narrow = quiet(recommender_report, y_true.astype(np.float32), y_score.astype(np.float32), k=3, **inputs)
+    assert narrow == quiet(recommender_report, y_true, y_score, k=3, **inputs)
+    # No interaction at all (a sparse y_true storing nothing), and no item to recommend at all.
+    nothing = sp.csr_array(y_true.shape)
+    report = quiet(recommender_report, nothing, y_score, k=3, **inputs)
+    assert report["ndcg@3"] == quiet(rm.ndcg_score, nothing, y_score, k=3) == 0.0
+    assert report["serendipity"] == quiet(rm.serendipity_score, y_score, y_true=nothing, k=3,
+                                          baseline_score=inputs["baseline_score"])  # fmt: skip
+    blocked = np.full(y_score.shape, -np.inf)
+    report = quiet(recommender_report, nothing, blocked, k=3, **inputs)
+    assert report["catalog_coverage"] == 0.0 and report["user_coverage"] == 0.0
+    assert np.isnan(report["gini_index"]) and np.isnan(report["novelty"]) and report["recall@3"] == 0.0
