@@ -63,6 +63,7 @@ class Request:
     kernel: object
     options: dict
     zero_division: float = float("nan")
+    chosen: bool = False  # whether the caller chose zero_division (in the name, or for the report)
     inputs: dict = field(default_factory=dict)
 
     @property
@@ -234,7 +235,7 @@ def recommender_report(
     >>> popularity = np.array([30, 20, 10, 5])
     >>> report = recommender_report(y_true, y_score, k=2, item_popularity=popularity)
     >>> round(report["ndcg@2"], 4), round(report["catalog_coverage"], 4), round(report["arp"], 4)
-    (0.5436, 0.75, 23.3333)
+    (0.748, 1.0, 19.1667)
     >>> report.per_user["recall@2"]
     array([0.5, 1. , 1. ])
     >>> report.left_out["ild"]
@@ -361,9 +362,16 @@ def resolve(name, k, zero_division):
     found = list_metric(name, k)
     if found is not None:
         function, options = found
-        default = own_default(function)
-        zero = options.pop("zero_division", default if zero_division is None else zero_division)
-        return Request(name, function, LIST_METRICS[function], options, zero)
+        kernel = LIST_METRICS[function]
+    else:
+        function, kernel, options = ranking_kernel(name)
+    chosen = "zero_division" in options or zero_division is not None
+    default = own_default(function) if zero_division is None else zero_division
+    return Request(name, function, kernel, options, options.pop("zero_division", default), chosen)
+
+
+def ranking_kernel(name):
+    """The function, kernel and options of a ranking metric's name, as ranking_report reads it."""
     try:
         function, kernel, options = shared_kernel(name, caller=WHO, set_by_caller=SET_BY_THE_REPORT)
     except ValueError as error:
@@ -371,8 +379,7 @@ def resolve(name, k, zero_division):
             raise
         names = ", ".join(BY_FUNCTION[function].canonical for function in LIST_METRICS)
         raise ValueError(f"{WHO} computes the metrics of the lists ({names}) and ranking metrics; {error}") from None
-    zero = options.pop("zero_division", own_default(function) if zero_division is None else zero_division)
-    return Request(name, function, kernel, options, zero)
+    return function, kernel, options
 
 
 def own_default(function):
@@ -460,34 +467,35 @@ class Measured:
 
 
 def assembled(requests, found, user_ids, left_out, k):
-    """The :class:`RecommenderReport`, in the order of the requests; one warning for every undefined user."""
-    values, per_user, undefined = {}, {"qid": user_ids}, []
+    """The :class:`RecommenderReport`, in the order of the requests; one warning for the undefined users."""
+    values, per_user, undefined = {}, {"qid": user_ids}, {}
     for request in requests:
         result = found[request.name]
         if isinstance(result, Measured):
             values[request.name], per_user[request.name] = result.mean, result.values
-            if result.n_undefined:
-                reason = BY_FUNCTION[request.function].undefined
-                undefined.append(said(request, result.n_undefined, reason, request.zero_division))
+            count, reason = result.n_undefined, BY_FUNCTION[request.function].undefined
         elif LIST_METRICS[request.function].catalogue:
             values[request.name] = float(result)
             if np.isnan(result):
-                undefined.append(f"{request.name}: nan, as no user shows any item")
+                undefined.setdefault("nan, as no user shows any item", []).append(request.name)
+            continue
         else:
             filled = np.where(result.defined, result.values, request.zero_division)
             values[request.name], per_user[request.name] = mean_over_users(filled), filled
-            n_undefined = int(np.count_nonzero(~result.defined))
-            if n_undefined:
-                undefined.append(said(request, n_undefined, result.undefined, request.zero_division))
+            count, reason = int(np.count_nonzero(~result.defined)), f"with {result.undefined}"
+        # Undefined users are said where they silently move a mean (a number) or leave it by default (nan).
+        if count and not (request.chosen and np.isnan(request.zero_division)):
+            undefined.setdefault(said(count, reason, request.zero_division), []).append(request.name)
     if undefined:
+        groups = "; ".join(f"{', '.join(names)}: {what}" for what, names in undefined.items())
         warn(
-            f"Of {len(user_ids)} users, some are undefined for some metrics: {'; '.join(undefined)}. Pass "
-            "zero_division= (or set it in a metric's name) to choose their value; report.per_user shows them.",
+            f"Of {len(user_ids)} users: {groups}. "
+            "Pass zero_division= (or set it in a metric's name) to choose their value; report.per_user shows them.",
             UndefinedMetricWarning,
         )
     return RecommenderReport(values, per_user=per_user, left_out=left_out, k=k)
 
 
-def said(request, count, reason, zero_division):
+def said(count, reason, zero_division):
     where = "left out of the mean" if np.isnan(zero_division) else f"scored {zero_division:g}"
-    return f"{request.name}: {count} ({reason}), {where}"
+    return f"{count} user{'' if count == 1 else 's'} {reason}, {where}"

@@ -265,8 +265,14 @@ def test_one_warning_names_every_metric_with_undefined_users():
     assert len(caught) == 1
     message = str(caught[0].message)
     no_relevant = int(np.count_nonzero(y_true.sum(axis=1) == 0))
-    assert f"ndcg@3: {no_relevant} (without a relevant document), scored 0" in message
-    assert "novelty: 1 (no item to recommend: every score -inf), left out of the mean" in message
+    assert f"ndcg@3: {no_relevant} users without a relevant document, scored 0" in message
+    assert "novelty: 1 user with no item to recommend: every score -inf, left out of the mean" in message
+    # One phrase for the metrics that share it; none for undefined users left out by the caller's choice.
+    with pytest.warns(UndefinedMetricWarning, match=f"ndcg@3, mrr@3: {no_relevant} users without a relevant"):
+        recommender_report(y_true, y_score, k=3, metrics=["ndcg@3", "mrr@3"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        recommender_report(y_true, y_score, k=3, metrics=["ndcg@3", "novelty"], zero_division=np.nan, **inputs)
     with pytest.warns(UndefinedMetricWarning, match="gini_index: nan, as no user shows any item"):
         recommender_report(None, np.full((2, 3), -np.inf), metrics=["gini_index"])
     with pytest.warns(UserWarning, match="sample_weight weighs the users in the accuracy metrics' means only"):
