@@ -22,6 +22,7 @@ from .._core._inputs import rank_queries
 from .._core._query_ids import distinct_query_ids
 from .._core._sparse import canonical_csr
 from .._core._validation import TIES, as_float_array, check_k, check_option, check_sample_weight
+from ._candidates import ScoreMatrix
 from ._coverage import _catalog_coverage, catalog_coverage
 from ._exposure import PerItem, check_matrix_layout, lowest_block_exposure
 from ._fairness import _expected_exposure, expected_exposure_loss
@@ -191,13 +192,12 @@ def matrix_rows(y_true, y_score, entries):
 
 def scores_at(y_score, flat, n_items):
     """The scores of the entries ``flat`` of a matrix: ``-inf`` where a sparse matrix stores none (never shown)."""
-    if not sparse.issparse(y_score):
-        return y_score.reshape(-1)[flat]
-    matrix = canonical_csr(y_score)
-    keys = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr)) * n_items + matrix.indices
-    places = np.minimum(np.searchsorted(keys, flat), max(len(keys) - 1, 0))
-    found = keys[places] == flat if len(keys) else np.zeros(len(flat), dtype=bool)
-    return np.where(found, np.asarray(matrix.data, dtype=np.float64)[places] if len(keys) else 0.0, -np.inf)
+    users, items = np.divmod(flat, n_items)
+    matrix = ScoreMatrix(y_score)
+    if matrix.dense is not None:
+        return matrix.dense[users, items]
+    places, found = matrix.stored(users, items)
+    return np.where(found, matrix.values[places] if len(matrix.values) else 0.0, -np.inf)
 
 
 def dense_scores(y_score):
