@@ -9,6 +9,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._parallel import map_in_threads
 from .._core._ranking import numpy_mean_without_nan, reported_means
+from .._core._sparse import canonical_csr
 from .._core._validation import check_k, check_zero_division, plain
 from .._core._warnings import warn
 from ..recommenders._accuracy import ACCURACY_METRICS
@@ -21,11 +22,14 @@ from ._registry import BY_FUNCTION
 from ._report import SET_BY_THE_REPORT, CorrectedEstimates
 
 WHO = "recommender_report"
-# What the report sets once for every metric of the lists; the other options of their functions go in the names.
+# What the report sets once for every metric; the other options of the metrics go in their names.
+SET_FOR_THE_ACCURACY = {
+    name: f"the report sets once for every metric: pass {name}= to {WHO}" for name in SET_BY_THE_REPORT
+}
 SET_FOR_THE_LISTS = {
-    **{name: f"the report takes once for every metric: pass {name}= to recommender_report" for name in LIST_INPUTS},
+    **{name: f"the report takes once for every metric: pass {name}= to {WHO}" for name in LIST_INPUTS},
     **{
-        name: f"the report sets once for every metric: pass {name}= to recommender_report"
+        name: f"the report sets once for every metric: pass {name}= to {WHO}"
         for name in ("k", "ties", "item_id", "qid", "catalog", "average")
     },
 }
@@ -290,7 +294,7 @@ def recommender_report(
 
 def scored_everywhere(y_score):
     """Whether every score is known (no NaN): the lists drawn from the whole catalogue can be read."""
-    values = y_score.data if sparse.issparse(y_score) else np.asarray(y_score, dtype=np.float64)
+    values = canonical_csr(y_score).data if sparse.issparse(y_score) else np.asarray(y_score, dtype=np.float64)
     return not np.isnan(values).any()
 
 
@@ -373,7 +377,7 @@ def resolve(name, k, zero_division):
 def ranking_kernel(name):
     """The function, kernel and options of a ranking metric's name, as ranking_report reads it."""
     try:
-        function, kernel, options = shared_kernel(name, caller=WHO, set_by_caller=SET_BY_THE_REPORT)
+        function, kernel, options = shared_kernel(name, caller=WHO, set_by_caller=SET_FOR_THE_ACCURACY)
     except ValueError as error:
         if "is not a ranking metric name" not in str(error):
             raise

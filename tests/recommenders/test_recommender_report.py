@@ -213,6 +213,11 @@ def test_metrics_without_their_inputs_are_left_out_with_the_reason():
         (["ild(metrik='cosine')"], {}, "sets metrik, which is not an option of intra_list_diversity_score in a "),
         (["gini_index(zero_division=0)"], {}, "its options are none"),
         (["ndcg@10(candidates=1)"], {}, "sets candidates, which the report sets once for every metric"),
+        (
+            ["ndcg@10(ties='stable')"],
+            {},
+            "sets ties, which the report sets once for every metric: pass ties= to recomm",
+        ),
         (["alpha_ndcg@10"], {}, "is an intent-aware measure"),
         (["nonsense"], {}, "recommender_report computes the metrics of the lists \\(catalog_coverage, gini_index"),
         ([], {}, "metrics names no metric"),
