@@ -14,7 +14,7 @@ from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._core._validation import check_option, plain
-from ..recommenders._candidate_options import check_fixed_n_items, check_sampled_correction
+from ..recommenders._candidate_options import check_sampled_correction
 from ..registry._names import canonical_name, parse_metric_name
 from ..registry._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES
 from ._guards import check_scored_fold
@@ -288,7 +288,12 @@ def check_options(score_func, options):
 def check_candidate_options(options):
     """The options without those of the sampled evaluation, which are checked here: the trial has no candidates."""
     check_sampled_correction(options.get("sampled_correction"))
-    check_fixed_n_items(options.get("n_items"), "A scorer")
+    n_items = options.get("n_items")
+    if n_items is not None and (np.ndim(n_items) != 0 or isinstance(n_items, bool | np.bool_)):
+        raise TypeError(
+            "A scorer takes n_items as one int for every user: the users of each fold differ, so one value per user "
+            f"cannot follow them; got {plain(n_items)!r}."
+        )
     return {key: value for key, value in options.items() if key not in CANDIDATE_OPTIONS}
 
 

@@ -9,10 +9,8 @@ import functools
 import inspect
 import re
 
-import numpy as np
-
 from .._core._array_api import to_numpy
-from .._core._validation import check_option, plain
+from .._core._validation import check_option
 
 # Krichene & Rendle's corrected estimators (see ._sampled).
 CORRECTIONS = ("bv", "cls")
@@ -94,17 +92,9 @@ def check_without_candidates(sampled_correction, n_items):
 
 
 def check_sampled_correction(sampled_correction):
+    """Refuse a ``sampled_correction`` that names no estimator."""
     if sampled_correction is not None:
         check_option("sampled_correction", sampled_correction, CORRECTIONS)
-
-
-def check_fixed_n_items(n_items, who):
-    """Refuse ``n_items`` other than one int for every user where the users are not known in advance (``who``)."""
-    if n_items is not None and (np.ndim(n_items) != 0 or isinstance(n_items, bool | np.bool_)):
-        raise TypeError(
-            f"{who} takes n_items as one int for every user: the users of each fold differ, so one value per user "
-            f"cannot follow them; got {plain(n_items)!r}."
-        )
 
 
 def candidate_rows(y_true, y_score, candidates, *, qid=None, n_items=None, sampled_correction=None):
