@@ -55,11 +55,13 @@ class ListMetric:
     ``kernel(lists, **inputs, **options)`` returns one value of the whole
     catalogue (``catalogue``) or a :class:`~._lists.UserValues`. ``needs``:
     groups of inputs, each met by any one of its names (the first given is
-    passed); ``usable(inputs)`` says why the inputs given do not fit, or None.
+    passed); ``optional``: inputs passed when given; ``usable(inputs)`` says
+    why the inputs given do not fit, or None.
     """
 
     kernel: object
     needs: tuple = ()
+    optional: tuple = ()
     catalogue: bool = False
     usable: object = None
 
@@ -87,7 +89,7 @@ LIST_METRICS = {
     user_coverage: ListMetric(_user_coverage),
     intra_list_diversity_score: ListMetric(_intra_list_diversity, (("item_features",),)),
     serendipity_score: ListMetric(_serendipity, (("y_true",), ("baseline_score",))),
-    expected_exposure_loss: ListMetric(_expected_exposure, (("y_true",),)),
+    expected_exposure_loss: ListMetric(_expected_exposure, (("y_true",),), optional=("item_groups",)),
 }
 
 
@@ -103,8 +105,7 @@ def kernel_inputs(metric, inputs):
         reason = metric.usable(inputs)
         if reason is not None:
             return reason
-    optional = {"item_groups"} if metric.kernel is _expected_exposure else set()
-    passed.update({name: inputs[name] for name in optional if inputs.get(name) is not None})
+    passed.update({name: inputs[name] for name in metric.optional if inputs.get(name) is not None})
     return passed
 
 

@@ -431,7 +431,7 @@ def accuracy_values(requests, shared, y_true, y_score, ties, sample_weight, cand
                               sampled_correction=correction)  # fmt: skip
         if correction is not None:
             estimates = CorrectedEstimates(rows, correction, ties=ties, sample_weight=sample_weight)
-            found = [estimates.of(request.function, (None, request.options, None)) for request in requests]
+            found = [estimates.of(request.function, request.options) for request in requests]
             filled = [
                 np.where(defined, values, zero) for (values, defined), zero in zip(found, zeros(requests), strict=True)
             ]

@@ -162,7 +162,7 @@ def ranking_report(
         )
         if sampled_correction is not None:
             estimates = CorrectedEstimates(rows, sampled_correction, ties=ties, sample_weight=sample_weight)
-            found = [estimates.of(function, options) for function, options in zip(functions, requests, strict=True)]
+            found = [estimates.of(function, request[1]) for function, request in zip(functions, requests, strict=True)]
             return estimates.report(names, found, zero_divisions, average, confidence_level, n_resamples, rng)
         y_score = rows.restricted_scores()  # the metrics on the candidates: the other items are not ranked
     inputs = (y_true, y_score, qid, sample_weight)
@@ -215,9 +215,8 @@ class CorrectedEstimates:
         self.shared = {"ties": ties, "sample_weight": sample_weight}
         self.weights = rows.user_weights(sample_weight)
 
-    def of(self, function, request):
-        """Each user's estimate of one metric (``request``: kernel, options, zero_division), and where defined."""
-        _, options, _ = request
+    def of(self, function, options):
+        """Each user's estimate of one metric with the ``options`` its name sets, and where it is defined."""
         values = corrected_values(function, self.rows, self.correction, {**options, **self.shared})
         return values, ~np.isnan(values)
 
