@@ -51,6 +51,7 @@ _EXPORTS = {
         "intra_list_diversity_score",
         "long_tail_share_score",
         "novelty_score",
+        "recommender_report",
         "sample_candidates",
         "serendipity_score",
         "shannon_entropy",
