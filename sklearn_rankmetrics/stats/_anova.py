@@ -19,7 +19,7 @@ from scipy import integrate, stats
 
 from .._core._parallel import map_in_threads
 from .._core._resampling import BLOCK, Resamples
-from .._core._tolerance import rounding_tolerance, sum_tolerance, without_rounding
+from .._core._tolerance import rounding_tolerance, sum_tolerance, values_scale, without_rounding
 from .._core._validation import plain
 from .._core._warnings import warn
 from ._comparison_report import defined_values, import_pandas, metric_name
@@ -34,7 +34,7 @@ def residual_mean_square(matrix):
     """The residual mean square of the two-way ANOVA without replication of an (n, k) matrix, and its df."""
     n, k = matrix.shape
     residuals = matrix - matrix.mean(axis=0) - matrix.mean(axis=1, keepdims=True) + matrix.mean()
-    residuals = without_rounding(residuals.ravel(), rounding_tolerance(matrix))
+    residuals = without_rounding(residuals.ravel(), scale=values_scale(matrix))
     df = (n - 1) * (k - 1)
     return (float((residuals**2).sum() / df) if df else np.nan), df
 
@@ -69,7 +69,7 @@ def anova_table(values, runs=None):
     run_means = cube.mean(axis=0)  # systems x runs
 
     def squares(effects):  # the sum of squares of effects, those equal to 0 up to rounding left out
-        return (without_rounding(np.ravel(effects), rounding_tolerance(cube)) ** 2).sum()
+        return (without_rounding(np.ravel(effects), scale=values_scale(cube)) ** 2).sum()
 
     sums = {"system": n * r * squares(system_means - grand), "query": k * r * squares(query_means - grand)}
     df = {"system": k - 1, "query": n - 1}
@@ -178,7 +178,7 @@ class TukeyNull:
             self.df = df
             means = cube.mean(axis=1)
             effects = without_rounding(
-                means - means.mean(axis=1, keepdims=True), rounding_tolerance(cube, axis=(1, 2))[:, None]
+                means - means.mean(axis=1, keepdims=True), scale=values_scale(cube, axis=(1, 2))[:, None]
             )
             warn_if_no_residual(self.variances, effects.any(axis=1), metrics, n)
         else:
@@ -238,7 +238,7 @@ def range_tolerance(cube):
     """
     n = cube.shape[1]
     largest = np.abs(cube).max(axis=2).sum(axis=1)
-    return sum_tolerance(n, largest) / max(n, 1) + rounding_tolerance(cube, axis=(1, 2))
+    return sum_tolerance(n, largest) / max(n, 1) + rounding_tolerance(values_scale(cube, axis=(1, 2)))
 
 
 def warn_if_no_residual(variances, differs, metrics, n):

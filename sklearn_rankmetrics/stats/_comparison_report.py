@@ -12,7 +12,7 @@ import string
 
 import numpy as np
 
-from .._core._tolerance import equal_up_to_rounding, rounding_tolerance
+from .._core._tolerance import equal_up_to_rounding, values_scale
 from .._core._validation import check_flag, check_integer, plain
 
 FORMAT = "sklearn_rankmetrics.RankingComparison"
@@ -193,7 +193,7 @@ def paper_table(comparison, *, ci, effect_sizes, digits):
         winner, loser = (row["system"], row["baseline"]) if row["delta"] > 0 else (row["baseline"], row["system"])
         beaten.setdefault((winner, row["metric"]), []).append((systems.index(loser), abs(row["effect_size"])))
     best = {metric: max(summary[(system, metric)]["mean"] for system in systems) for metric in metrics}
-    tolerance = {metric: metric_tolerance(comparison, metric, summary, systems) for metric in metrics}
+    scale = {metric: metric_scale(comparison, metric, summary, systems) for metric in metrics}
     cells = {}
     for system in systems:
         for metric in metrics:
@@ -203,17 +203,17 @@ def paper_table(comparison, *, ci, effect_sizes, digits):
             cells[(system, metric)] = {
                 "mean": f"{row['mean']:.{digits}f}",
                 "ci": f"[{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}]" if ci else "",
-                "best": bool(equal_up_to_rounding(row["mean"], best[metric], tolerance=tolerance[metric])),
+                "best": bool(equal_up_to_rounding(row["mean"], best[metric], scale=scale[metric])),
                 "marks": marks,
             }
     return metrics, systems, label, cells
 
 
-def metric_tolerance(comparison, metric, summary, systems):
-    """The rounding tolerance of a metric's means: of its per-query values (and of the means themselves)."""
+def metric_scale(comparison, metric, summary, systems):
+    """The scale of a metric's means for equality up to rounding: of its per-query values and the means."""
     values = [np.ravel(values) for values in comparison.per_query.get(metric, {}).values()]
     means = [summary[(system, metric)]["mean"] for system in systems]
-    return rounding_tolerance(np.concatenate([*values, means]))
+    return values_scale(np.concatenate([*values, means]))
 
 
 def legend(comparison, *, ci, effect_sizes, name=str):

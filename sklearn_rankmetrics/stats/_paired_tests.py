@@ -8,7 +8,7 @@ from scipy import stats
 
 from .._core._parallel import sum_in_threads
 from .._core._resampling import BLOCK
-from .._core._tolerance import rounding_tolerance, sum_tolerance, without_rounding
+from .._core._tolerance import sum_tolerance, values_scale, without_rounding
 from .._core._validation import plain
 from .._core._warnings import warn
 
@@ -26,7 +26,7 @@ def pair_differences(system, baseline):
     effect size and count of ties sees them as the same.
     """
     system, baseline = np.asarray(system, dtype=np.float64), np.asarray(baseline, dtype=np.float64)
-    return without_rounding(system - baseline, rounding_tolerance(np.stack([system, baseline]), axis=0))
+    return without_rounding(system - baseline, scale=values_scale(np.stack([system, baseline]), axis=0))
 
 
 def mean_difference(differences):

@@ -2,7 +2,7 @@
 
 Two systems whose rankings differ only in the order of documents of equal label have mathematically equal
 metrics per query; tie-averaged and tie-free sums leave differences of a few ulps, which every test used to call
-significant. The mechanism: ``_core/_tolerance.py`` (``ULPS`` ulps of the values' scale), applied to the paired
+significant. The mechanism: ``_core/_tolerance.py`` (``TIE_ULPS`` ulps of the values' scale), applied to the paired
 differences (``pair_differences``), to ANOVA's effects and residual, and to "best" in the tables.
 """
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_rankmetrics import QueryComparisonDisplay, RankingComparison, compare_rankings, ranking_report
-from sklearn_rankmetrics._core._tolerance import ULPS, rounding_tolerance, without_rounding
+from sklearn_rankmetrics._core._tolerance import TIE_ULPS, rounding_tolerance, values_scale, without_rounding
 from sklearn_rankmetrics.stats._anova import anova_table, residual_mean_square
 from sklearn_rankmetrics.stats._comparison import COLUMNS
 from sklearn_rankmetrics.stats._paired_tests import effect_sizes, mean_difference, pair_differences, paired_pvalues
@@ -200,11 +200,10 @@ def test_the_display_and_queries_needed_see_a_tie_order_as_a_tie():
 # --- the tolerance itself ------------------------------------------------------------------------------------
 
 
-def test_rounding_tolerance_is_ulps_of_the_largest_finite_value():
-    eps = np.finfo(np.float64).eps
-    assert rounding_tolerance([0.5, -2.0, np.nan, np.inf]) == ULPS * eps * 2.0
-    assert rounding_tolerance([]) == 0.0 and rounding_tolerance([np.nan]) == 0.0
-    np.testing.assert_array_equal(rounding_tolerance([[1.0, 3.0], [-4.0, 0.0]], axis=1), ULPS * eps * np.array([3, 4]))
+def test_values_scale_along_an_axis_is_the_largest_finite_magnitude_of_each_row():
+    assert values_scale([0.5, -2.0, np.nan, np.inf]) == 2.0 and values_scale([]) == 0.0
+    np.testing.assert_array_equal(values_scale([[1.0, 3.0], [-4.0, np.nan]], axis=1), [3.0, 4.0])
+    assert rounding_tolerance(values_scale([[1.0, -4.0]])) == TIE_ULPS * np.finfo(float).eps * 4
 
 
 @settings(max_examples=60, deadline=None)
@@ -215,11 +214,11 @@ def test_rounding_tolerance_is_ulps_of_the_largest_finite_value():
 def test_without_rounding_merges_values_a_few_ulps_apart_and_keeps_the_others(values, nudges):
     values = np.array(values)
     assume(np.abs(values).max() > 1e-100)
-    tolerance = rounding_tolerance(values)
+    tolerance = rounding_tolerance(values_scale(values))
     nudged = values + np.array(nudges[: len(values)]) * np.spacing(np.abs(values).max())  # ulps of the scale
-    cleaned = without_rounding(nudged, rounding_tolerance(nudged))
+    cleaned = without_rounding(nudged, scale=values_scale(nudged))
     # Each value moves by less than the tolerance per value it is chained to, and keeps its sign (or becomes 0).
-    assert (np.abs(cleaned - nudged) <= len(values) * max(rounding_tolerance(nudged), 1e-300)).all()
+    assert (np.abs(cleaned - nudged) <= len(values) * rounding_tolerance(values_scale(nudged))).all()
     assert ((np.sign(cleaned) == np.sign(nudged)) | (cleaned == 0)).all()
     # The nudged copies of one value become one value; magnitudes farther apart than the tolerance stay apart.
     magnitudes = np.abs(values)
@@ -228,17 +227,17 @@ def test_without_rounding_merges_values_a_few_ulps_apart_and_keeps_the_others(va
             assert abs(cleaned[i]) == abs(cleaned[j])
         elif abs(magnitudes[i] - magnitudes[j]) > 4 * len(values) * tolerance + 1e-300:
             assert abs(cleaned[i]) != abs(cleaned[j])
-    assert np.array_equal(without_rounding(cleaned, rounding_tolerance(cleaned)), cleaned)  # idempotent
+    assert np.array_equal(without_rounding(cleaned, scale=values_scale(cleaned)), cleaned)  # idempotent
 
 
 def test_without_rounding_zeroes_keeps_nan_and_works_per_row():
-    cleaned = without_rounding([0.1, -0.09999999999999998, 1e-17, -1e-17, np.nan, 0.3], 1e-14)
+    cleaned = without_rounding([0.1, -0.09999999999999998, 1e-17, -1e-17, np.nan, 0.3], scale=1.0)
     np.testing.assert_array_equal(cleaned, [0.09999999999999998, -0.09999999999999998, 0, 0, np.nan, 0.3])
     assert not np.signbit(cleaned[3])  # a zero is +0
-    rows = without_rounding(np.array([[1e-17, 0.5], [1e-17, 0.5]]), [[1e-14], [1e-30]])
+    rows = without_rounding(np.array([[1e-17, 0.5], [1e-17, 0.5]]), scale=[[1.0], [1e-10]])
     np.testing.assert_array_equal(rows, [[0.0, 0.5], [1e-17, 0.5]])
-    # One tolerance per value: two join only within both of theirs (a value known to the last bit joins nothing).
-    each = without_rounding([1e-17, 2e-17, 2.0, 2.0 + 4e-16, 3.0, 3.0 + 4e-16], [1e-14, 1e-30, 1e-15, 1e-15, 1e-15, 0])
+    # One scale per value: two join only within both their tolerances (a value known to the last bit joins none).
+    each = without_rounding([1e-17, 2e-17, 2.0, 2.0 + 4e-16, 3.0, 3.0 + 4e-16], scale=[1, 1e-10, 2, 2, 3, 0])
     np.testing.assert_array_equal(each, [0.0, 2e-17, 2.0, 2.0, 3.0, 3.0 + 4e-16])
 
 
@@ -258,7 +257,7 @@ def test_each_query_difference_is_judged_at_the_scale_of_its_own_values():
         second[start + 60], second[start + 61] = first[start + 61], first[start + 60]
     result = compare_rankings(y_true, {"a": first, "b": second}, qid=qid, metrics=["dcg_exp"], test="t-test")
     values = result.per_query["dcg_exp"]
-    assert values["a"][0] > 5e11 and rounding_tolerance(values["a"]) > 0.05
+    assert values["a"][0] > 5e11 and rounding_tolerance(values_scale(values["a"])) > 0.05
     row = pair_row(result, "dcg_exp")
     assert (row.wins, row.ties, row.losses) == (0, 1, 11) and row.pvalue < 1e-6
     assert pair_differences([1e12, 10.0], [1e12, 10.0 - 6e-4])[1] == pytest.approx(6e-4)
