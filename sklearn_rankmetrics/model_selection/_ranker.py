@@ -17,9 +17,9 @@ from .._core._query_ids import distinct_query_ids, encode_qid, query_id_array
 from .._core._ranking import query_weight
 from .._core._validation import check_integer, check_same_length, plain
 from ..metrics._dcg import ndcg_score
-from ..registry._names import parse_metric_name
-from ._early_stopping import BOOSTERS, ValidationMetric, split_queries
-from ._guards import check_scored_fold, query_digests
+from ._booster_metrics import one_label_scorer
+from ._early_stopping import BOOSTERS, split_queries
+from ._guards import Run, check_scored_fold, query_digests
 from ._qid_column import missing_qid_error, resolve_qid, split_qid_column
 from ._scorer import ranking_scores
 
@@ -250,27 +250,35 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         self : GroupedRanker
             The fitted meta-estimator.
         """
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.fit")
+        qid = self._query_ids("GroupedRanker.fit", X, qid, groups)
         X = self._features(X)
         check_same_length("GroupedRanker.fit", X=X, y=y, qid=qid, sample_weight=sample_weight)
         validate_data(self, X, y, skip_check_array=True, reset=True)
         self.group_param_ = self._resolve_group_param()
         stopping = self._check_early_stopping()
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
+        if qid is None and (self.group_param_ is not None or Run.current().parallel is not None):
+            # A ranker needs its groups; in model selection, a fold's scorer will need the query ids too, and
+            # scikit-learn raises one error when every fit fails, where a failing scorer only gives nan.
+            raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", ranker=True)
         codes = None if qid is None else encode_qid(qid, X.shape[0])
-        if qid is not None:
-            self.train_queries_ = (*distinct_query_ids(qid, return_counts=True), query_digests(X, qid))
+        self.train_queries_ = (
+            None if qid is None else (*distinct_query_ids(qid, return_counts=True), query_digests(X, qid))
+        )
         estimator = clone(self.estimator)
         rows = None
         if self.group_param_ is not None:
-            if qid is None:
-                raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", "GroupedRanker")
             rows = np.arange(X.shape[0])
             if stopping:
                 who = f"GroupedRanker(early_stopping_rounds={self.early_stopping_rounds})"
                 rows, validation_rows = split_queries(codes, self.validation_fraction, self.random_state, who)
-                fit_params = {**fit_params, **self._validation_params(estimator, X, y, codes, validation_rows, qid)}
             rows, group = self._grouped(codes, rows, qid)
+            if stopping:
+                train = (np.asarray(take_rows(y, rows)), group[self.group_param_])
+                fit_params = {
+                    **fit_params,
+                    **self._validation_params(estimator, X, y, codes, validation_rows, qid, train),
+                }
             own = {**group, **{param: value[rows] for param, value in own.items()}}
             if "sample_weight" in own and self.group_param_ == "qid":  # XGBoost ranking takes one weight per query
                 own["sample_weight"] = query_weight(
@@ -302,7 +310,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         fraction = self.validation_fraction
         if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < 1:
             raise ValueError(f"validation_fraction must be a number in (0, 1); got {plain(fraction)!r}.")
-        parse_metric_name(self.early_stopping_metric)
+        one_label_scorer(self.early_stopping_metric, "early_stopping_metric")
         if self.group_param_ not in BOOSTERS or isinstance(self.estimator, Pipeline):
             raise ValueError(
                 "early_stopping_rounds works with a LightGBM, XGBoost or CatBoost ranker given directly (not in a "
@@ -311,15 +319,15 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             )
         return True
 
-    def _validation_params(self, estimator, X, y, codes, validation_rows, qid):
-        """The inner fit's evaluation parameters for the held-out queries, in the booster's own format."""
+    def _validation_params(self, estimator, X, y, codes, validation_rows, qid, train):
+        """The inner fit's evaluation parameters for the held-out queries, in the booster's own format.
+
+        ``train`` holds the training rows' labels and groups, ordered by query.
+        """
         order, group = self._grouped(codes, validation_rows, qid, min_queries=1)
-        y_val = take_rows(y, order)
-        metric = ValidationMetric(self.early_stopping_metric, np.asarray(y_val), codes[order])
+        validation = (take_rows(X, order), np.asarray(take_rows(y, order)), group[self.group_param_])
         make_params = BOOSTERS[self.group_param_]
-        return make_params(
-            estimator, take_rows(X, order), y_val, group, metric, self.early_stopping_metric, self.early_stopping_rounds
-        )
+        return make_params(estimator, train, validation, self.early_stopping_metric, self.early_stopping_rounds)
 
     def predict(self, X):
         """Ranking scores of the rows of ``X``, in the order given.
@@ -360,9 +368,9 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             Mean NDCG@10 over the queries.
         """
         y_score = self.predict(X)
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.score")
+        qid = self._query_ids("GroupedRanker.score", X, qid, groups)
         if qid is None:
-            raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
+            raise missing_qid_error("GroupedRanker.score", ranker=True)
         check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
         score = ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
         check_scored_fold(self, X, qid, qid_column=self.qid_column)
@@ -381,6 +389,11 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
                 value = value() if callable(value) else value
                 return rounds_kept(final, value) if name == "best_iteration_" else value
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _query_ids(self, who, X, qid, groups):
+        """The query ids of the rows of ``X``: from ``qid_column``, or routed; all present must agree."""
+        columns = [("GroupedRanker", self.qid_column)]
+        return resolve_qid(who, X=X, qid=qid, groups=groups, columns=columns, prefer_column=True)[0]
 
     def _features(self, X):
         check_2d(X)

@@ -95,11 +95,12 @@ class RankingScorer:
         unexpected = set(metadata) - {"qid", "groups"}
         if unexpected:
             raise TypeError(f"{self!r} got unexpected metadata {sorted(unexpected)}; it takes qid and groups.")
-        qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
+        who = f"The scorer {self!r}"
+        qid, column = resolve_qid(who, X=X, **metadata, columns=[("the scorer", self._qid_column)], estimator=estimator)
         if qid is None:
-            raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
+            raise missing_qid_error(who)
         score = self._score_predictions(y_true, ranking_scores(estimator, X, self._response), qid, sample_weight)
-        check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
+        check_scored_fold(estimator, X, qid, qid_column=column)  # the metric has validated qid
         return score
 
     def _score_predictions(self, y_true, y_score, qid, sample_weight):
