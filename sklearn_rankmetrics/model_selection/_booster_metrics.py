@@ -10,8 +10,10 @@ import warnings
 
 import numpy as np
 
-from .._core._validation import plain
+from .._core._query_ids import encode_qid
+from .._core._validation import check_integer, check_same_length, plain
 from ..registry._registry import DIVERSITY_METRICS
+from ._qid_column import take_rows
 from ._scorer import RankingScorer, get_ranking_scorer
 
 
@@ -200,24 +202,25 @@ class LightGBMMetric(BoosterMetric):
 
 
 class XGBoostMetric(BoosterMetric):
-    """A ranking metric of this library as an XGBoost evaluation metric (``custom_metric``, ``eval_metric``).
+    """A ranking metric of this library as an XGBoost evaluation metric (``custom_metric``, a callback).
 
-    Two ways to use it:
+    Two ways to use it, both exact (the metric of the evaluated queries, as
+    the scorer of the same name computes it):
 
     - ``xgboost.train(params, dtrain, evals=..., custom_metric=XGBoostMetric("ndcg@10"),
-      maximize=True)``: XGBoost hands it the predictions and the evaluated
-      DMatrix (with ``qid=`` or ``group=``), and it returns ``(name, value)``,
-      the metric of all the queries at once, exactly as the scorer of the same
-      name computes it.
-    - ``XGBRanker(eval_metric=XGBoostMetric("ndcg@10"))``: XGBoost calls it on
-      the rows of one query at a time and averages the values itself (see
-      Notes). For early stopping there, pass
-      ``callbacks=[metric.early_stopping(rounds)]``, which follows this
-      metric's direction; XGBoost's own ``early_stopping_rounds`` guesses the
-      direction from the name and minimises ``"err@10"`` or ``"mrr"``.
+      maximize=True)``: XGBoost hands it the predictions and each evaluated
+      DMatrix (built with ``qid=`` or ``group=``), and it returns ``(name,
+      value)``. XGBoost logs the value with six decimals (``"%f"``) and its
+      early stopping compares those.
+    - ``XGBRanker(callbacks=[metric.callback(X_val, y_val, qid_val)])``: a
+      training callback that logs the metric of those rows after each round,
+      at full precision, in ``evals_result()["validation"]``, and with
+      ``early_stopping_rounds`` stops on it and keeps the best round.
+      :class:`GroupedRanker` stops XGBoost early so.
 
-    :class:`GroupedRanker` stops XGBoost early on it (in a training callback
-    that evaluates its held-out queries as a DMatrix).
+    ``XGBRanker(eval_metric=...)`` is refused: XGBoost then calls a metric on
+    one query at a time and averages the values weighted by the number of
+    documents of each query, which is no metric of this library.
 
     Parameters
     ----------
@@ -230,22 +233,13 @@ class XGBoostMetric(BoosterMetric):
     name : str
         The metric's canonical name, as XGBoost logs it (``"ndcg@10"``).
     higher_is_better : bool
-        Whether larger values are better.
+        Whether larger values are better (give ``xgboost.train`` the same as
+        ``maximize``).
 
     See Also
     --------
     LightGBMMetric : The same for LightGBM.
     CatBoostMetric : The same for CatBoost.
-
-    Notes
-    -----
-    With ``XGBRanker(eval_metric=...)`` the average is XGBoost's: the plain
-    mean of the per-query values (weighted by the query weights, if any), and
-    a query of one document scores 1 without a call. It equals this library's
-    metric where every query has two documents or more and every query counts
-    in the mean (a metric whose ``zero_division`` drops the queries without a
-    relevant document is then NaN). The ``custom_metric`` route of
-    ``xgboost.train`` has no such exception.
 
     Examples
     --------
@@ -253,79 +247,81 @@ class XGBoostMetric(BoosterMetric):
     >>> import xgboost
     >>> from sklearn_rankmetrics import XGBoostMetric, make_ranking, ndcg_score
     >>> X, y, qid = make_ranking(n_queries=40, random_state=0)
-    >>> order = np.argsort(qid, kind="stable")  # XGBoost wants sorted query ids
-    >>> X, y, qid = X[order], y[order], qid[order]
     >>> train, valid = qid < 30, qid >= 30
-    >>> dtrain = xgboost.DMatrix(X[train], y[train], qid=qid[train])
-    >>> dvalid = xgboost.DMatrix(X[valid], y[valid], qid=qid[valid])
-    >>> metric, log = XGBoostMetric("ndcg@10"), {}
-    >>> booster = xgboost.train(
-    ...     {"objective": "rank:ndcg", "disable_default_eval_metric": 1}, dtrain, num_boost_round=5,
-    ...     evals=[(dvalid, "valid")], custom_metric=metric, maximize=True, evals_result=log, verbose_eval=False,
-    ... )
-    >>> exact = ndcg_score(y[valid], booster.predict(dvalid), qid=qid[valid], k=10)
-    >>> bool(abs(log["valid"]["ndcg@10"][-1] - exact) < 1e-12)
+    >>> metric = XGBoostMetric("ndcg@10")
+    >>> model = xgboost.XGBRanker(n_estimators=50, callbacks=[metric.callback(X[valid], y[valid], qid[valid], 5)])
+    >>> order = np.argsort(qid[train], kind="stable")  # XGBoost wants the training rows sorted by query
+    >>> model = model.fit(X[train][order], y[train][order], qid=qid[train][order])
+    >>> logged = model.evals_result()["validation"]["ndcg@10"]
+    >>> best = ndcg_score(y[valid], model.predict(X[valid]), qid=qid[valid], k=10)
+    >>> bool(best == max(logged) == logged[model.best_iteration])
     True
     """
 
-    def __init__(self, metric="ndcg@10"):
-        super().__init__(metric)
-        self.__name__ = self.name  # XGBRanker names a callable eval_metric by its __name__
-
-    def __call__(self, y_true, y_score):
-        """The metric of the predictions, in the form the caller expects.
+    def __call__(self, y_score, data):
+        """``(name, value)`` of predictions ``y_score`` of the rows of the DMatrix ``data``, as ``custom_metric``.
 
         Parameters
         ----------
-        y_true : ndarray of shape (n_samples,)
-            The labels of one query (``XGBRanker``), or the predictions
-            (``xgboost.train``'s ``custom_metric``).
-        y_score : ndarray of shape (n_samples,) or DMatrix
-            The predictions of that query, or the evaluated DMatrix.
+        y_score : ndarray of shape (n_samples,)
+            The predictions.
+        data : xgboost.DMatrix
+            The evaluated rows, with their query groups (``qid=`` or ``group=``).
 
         Returns
         -------
-        value : float or tuple of (str, float)
-            The metric of the query; or ``(name, value)``, the metric of every
-            query of the DMatrix.
+        name : str
+            The metric's name.
+        value : float
+            The metric, averaged over the queries.
         """
-        if hasattr(y_score, "get_uint_info"):  # xgboost.train(custom_metric=...) passes (predictions, DMatrix)
-            return self.name, self._score_matrix(y_true, y_score)
-        return self.score(y_true, y_score, np.zeros(len(y_true), dtype=np.intp))
-
-    def _score_matrix(self, y_score, data):
-        """The metric of predictions ``y_score`` of the rows of a DMatrix, by its query groups."""
+        if not hasattr(data, "get_uint_info"):
+            raise TypeError(
+                f"{self!r} was called with the labels and scores of one query, as XGBRanker(eval_metric=...) calls a "
+                "metric; XGBoost then averages the values weighted by the number of documents of each query, which is "
+                "no metric of this library. Log it exactly with XGBRanker(callbacks=[metric.callback(X_val, y_val, "
+                "qid_val)]) (early_stopping_rounds= to stop on it), or with xgboost.train(..., custom_metric=metric)."
+            )
         bounds = np.asarray(data.get_uint_info("group_ptr"), dtype=np.intp)
         if bounds.size < 2:
             raise ValueError(f"{self!r} needs the query groups of the evaluated DMatrix: build it with qid= or group=.")
-        y_true = data.get_label()
-        sizes = np.diff(bounds)
+        y_true, sizes = data.get_label(), np.diff(bounds)
         qid = queries_of_sizes(sizes, len(y_true), repr(self), "build the DMatrix with qid= or group=.")
         weight = data.get_weight()  # one weight per query in ranking
         weight = np.repeat(weight, sizes) if weight.size == len(sizes) else (weight if weight.size else None)
-        return self.score(y_true, y_score, qid, weight)
+        return self.name, self.score(y_true, y_score, qid, weight)
 
-    def early_stopping(self, rounds, **kwargs):
-        """XGBoost's early stopping on this metric, in its direction.
+    def callback(self, X, y, qid, early_stopping_rounds=None, *, data_name="validation"):
+        """A training callback that logs this metric of rows ``X`` after each round, and may stop on it.
 
         Parameters
         ----------
-        rounds : int
-            Rounds without improvement that stop the training.
-        **kwargs : dict
-            Other options of ``xgboost.callback.EarlyStopping``, such as
-            ``data_name`` or ``save_best``.
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            The evaluated rows, such as held-out queries (any row order).
+        y : array-like of shape (n_samples,)
+            Their labels.
+        qid : array-like of shape (n_samples,)
+            Their query ids.
+        early_stopping_rounds : int, default=None
+            Stop when the metric has not improved for this many rounds, in
+            its direction, and keep the best round (``best_iteration``).
+            None: log only.
+        data_name : str, default="validation"
+            The key of these rows in ``evals_result()``.
 
         Returns
         -------
-        callback : xgboost.callback.EarlyStopping
+        callback : xgboost.callback.TrainingCallback
             For ``XGBRanker(callbacks=[...])`` or ``xgboost.train(callbacks=[...])``.
         """
-        import xgboost
+        from ._xgboost_stopping import RankingMetricCallback  # imports xgboost, an optional dependency
 
-        return xgboost.callback.EarlyStopping(
-            rounds=rounds, metric_name=self.name, maximize=self.higher_is_better, **kwargs
-        )
+        check_integer("early_stopping_rounds", early_stopping_rounds, allow_none=True)
+        check_same_length("XGBoostMetric.callback", X=X, y=y, qid=qid)
+        codes = encode_qid(qid, len(y))
+        order = np.argsort(codes, kind="stable")  # a DMatrix takes rows sorted by query
+        rows = (take_rows(X, order), np.asarray(y)[order], codes[order])
+        return RankingMetricCallback(*rows, self, early_stopping_rounds, data_name)
 
 
 class CatBoostMetric(BoosterMetric):
@@ -390,8 +386,7 @@ class CatBoostMetric(BoosterMetric):
 
     def __init__(self, metric="ndcg@10", *, data):
         super().__init__(metric)
-        self.data = data
-        items = data if isinstance(data, list) else [data]
+        items = data if isinstance(data, list) else [data]  # kept as arrays: CatBoost deep-copies its metric
         self._sets = [labelled_groups(item, f"{self!r}") for item in items]
         for j, (labels, groups) in enumerate(self._sets):
             for other_labels, other_groups in self._sets[:j]:

@@ -109,11 +109,9 @@ def lightgbm_params(estimator, train, validation, name, rounds):
 
 
 def xgboost_params(estimator, train, validation, name, rounds):
-    """XGBoost: a training callback that scores the held-out queries after each round."""
+    """XGBoost: a training callback that scores the held-out queries after each round, and stops on them."""
     import_booster("xgboost")
-    from ._xgboost_stopping import StopOnRankingMetric  # imports xgboost, an optional dependency
-
-    callback = StopOnRankingMetric(*validation, XGBoostMetric(name), rounds)
+    callback = XGBoostMetric(name).callback(*validation, rounds)
     estimator.set_params(callbacks=[*(estimator.get_params().get("callbacks") or []), callback])
     return {}
 

@@ -10,8 +10,7 @@ from sklearn.utils.random import sample_without_replacement
 from .._core._query_ids import encode_qid
 from .._core._validation import check_flag, check_integer, check_same_length, plain
 from ._guards import column_holding
-from ._qid_column import column_position, resolve_qid, scored_ranker
-from ._ranker import take_rows
+from ._qid_column import column_position, resolve_qid, scored_ranker, take_rows
 from ._scorer import RankingScorer, get_ranking_scorer, ranking_scores
 
 

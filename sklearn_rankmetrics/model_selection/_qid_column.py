@@ -73,6 +73,15 @@ def split_qid_column(X, qid_column):
     return X[:, kept], qid
 
 
+def take_rows(data, rows):
+    """Rows ``rows`` of an array, sparse matrix, DataFrame or Series; all of it for None."""
+    if rows is None:
+        return data
+    if hasattr(data, "iloc"):
+        return data.iloc[rows]
+    return data.tocsr()[rows] if sp.issparse(data) else np.asarray(data)[rows]
+
+
 def column_position(column, labels, n_columns):
     """The position of the column that ``column`` names, among ``n_columns`` columns labelled ``labels`` (or None).
 

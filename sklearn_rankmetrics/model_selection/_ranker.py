@@ -5,7 +5,6 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.pipeline import Pipeline
@@ -20,7 +19,7 @@ from ..metrics._dcg import ndcg_score
 from ._booster_metrics import one_label_scorer
 from ._early_stopping import BOOSTERS, split_queries
 from ._guards import Run, check_scored_fold, query_digests
-from ._qid_column import missing_qid_error, resolve_qid, split_qid_column
+from ._qid_column import missing_qid_error, resolve_qid, split_qid_column, take_rows
 from ._scorer import ranking_scores
 
 # fit parameters that carry query groups, by preference: CatBoost, XGBoost, LightGBM.
@@ -69,15 +68,6 @@ def rounds_kept(model, best_iteration):
             f"'GroupedRanker' object has no attribute 'best_iteration_': its {type(model).__name__} did not stop early."
         )
     return int(best_iteration) + 1 if zero_based else int(best_iteration)
-
-
-def take_rows(data, rows):
-    """Rows ``rows`` of an array, sparse matrix, DataFrame or Series; all of it for None."""
-    if rows is None:
-        return data
-    if hasattr(data, "iloc"):
-        return data.iloc[rows]
-    return data.tocsr()[rows] if sp.issparse(data) else np.asarray(data)[rows]
 
 
 def check_2d(X):
