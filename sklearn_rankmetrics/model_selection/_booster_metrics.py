@@ -158,7 +158,7 @@ class LightGBMMetric(BoosterMetric):
     >>> train, valid = qid < 30, qid >= 30
     >>> sizes = [np.unique(qid[rows], return_counts=True)[1] for rows in (train, valid)]
     >>> model = LGBMRanker(n_estimators=5, metric="None", verbose=-1).fit(
-    ...     X[train], y[train], group=sizes[0], eval_set=[(X[valid], y[valid])], eval_group=[sizes[1]],
+    ...     X[train], y[train], group=sizes[0], eval_X=(X[valid],), eval_y=(y[valid],), eval_group=[sizes[1]],
     ...     eval_metric=LightGBMMetric("ndcg@10"),
     ... )
     >>> logged = model.evals_result_["valid_0"]["ndcg@10"][-1]

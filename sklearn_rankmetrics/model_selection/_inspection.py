@@ -54,7 +54,8 @@ def permutation_importance(
         names; for a Pipeline that ends in a ``GroupedRanker(qid_column=...)``,
         from that column of the pipeline's transformed ``X`` (such as
         ``"remainder__qid"`` of a ColumnTransformer), and the column of ``X``
-        that holds the same ids is not permuted.
+        that holds the same ids is not permuted. Where ``qid`` and such a
+        column are both given, they must make the same queries.
     scoring : str, callable, list, tuple or dict, default=None
         A name of :func:`get_ranking_scorer` (``"ndcg@10"``) or a scorer; a
         list or tuple of names, or a dict of names or scorers, for several

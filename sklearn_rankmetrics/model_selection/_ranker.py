@@ -100,8 +100,10 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     qid_column : str or int, default=None
         The column of ``X`` holding the query ids (a DataFrame label or an
         array position). It is dropped before the inner estimator sees ``X``,
-        in ``fit`` and in ``predict``. None: the query ids come as ``qid`` or
-        ``groups`` to ``fit`` and ``score``.
+        in ``fit`` and in ``predict``, and the scorers of this library read it
+        from here (a scorer's own ``qid_column`` is not needed). None: the
+        query ids come as ``qid`` or ``groups`` to ``fit`` and ``score``.
+        Where both arrive they must make the same queries (see Notes).
     group_param : str or None, default="auto"
         Name of the inner ``fit`` parameter that takes the groups. ``"auto"``
         looks for ``group_id``, ``qid`` then ``group`` in the signature of the
@@ -121,11 +123,13 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         LightGBM, XGBoost and CatBoost rankers given directly; None: no early
         stopping.
     early_stopping_metric : str, default="ndcg@10"
-        The metric that decides, a name of :func:`get_ranking_scorer`
-        computed by this library (so the stopping agrees with the search's
-        scorer). CatBoost takes its own ``NDCG:top=k`` for linear-gain NDCG
-        names and its default metric for other names: its custom metrics run
-        in Python per document.
+        The metric that decides, a name of :func:`get_ranking_scorer` (or a
+        scorer of :func:`make_ranking_scorer`), computed by this library's
+        evaluation adapters :class:`LightGBMMetric`, :class:`XGBoostMetric`
+        and :class:`CatBoostMetric`, so that the stopping agrees with the
+        search's scorer. A metric of a judgement matrix (alpha-nDCG and the
+        other diversity metrics) is refused when ``fit`` starts: a booster has
+        one label per row.
     validation_fraction : float, default=0.1
         Share of each fit's queries held out for early stopping, in (0, 1):
         ``round(validation_fraction * n_queries)`` of them, at least one and
@@ -143,12 +147,13 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         Number of features seen in ``fit``, without the query id column.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of those features, when ``X`` has string column names.
-    train_queries_ : tuple of three ndarrays
-        The distinct query ids of the fit (sorted), the number of rows of
-        each and a 64-bit digest of each query's feature rows (order-free; None
-        where the rows cannot be hashed), so that scoring other documents of a
-        training query warns (:class:`QueryGroupWarning`) while scoring the
-        training queries themselves does not.
+    train_queries_ : tuple of three ndarrays, or None
+        The distinct query ids of the fit (sorted; those of ``qid_column``
+        where it is set), the number of rows of each and a 64-bit digest of
+        each query's feature rows (order-free; None where the rows cannot be
+        hashed), so that scoring other documents of a training query warns
+        (:class:`QueryGroupWarning`) while scoring the training queries
+        themselves does not. None after a fit without query ids.
     best_iteration_ : int
         After early stopping (by ``early_stopping_rounds``, or the booster's
         own), the number of boosting rounds that the fitted model keeps, for
@@ -164,10 +169,27 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
 
     See Also
     --------
-    make_ranking_scorer : Scorers that find the query ids of each fold.
+    get_ranking_scorer : Scorers that find the query ids of each fold, as
+        ``scoring=get_ranking_scorer("ndcg@10")``.
+    LightGBMMetric : This library's metrics in LightGBM's own evaluation.
 
     Notes
     -----
+    Query ids are resolved in one place for ``fit``, ``score``, the scorers,
+    :func:`permutation_importance`, the guards and early stopping: every
+    source present (routed ``qid``, routed ``groups``, ``qid_column``, a
+    scorer's ``qid_column``) is read and all must make the same queries of the
+    rows; a disagreement is refused with both named. So with routing on,
+    ``groups=users`` given to a search to split by user, beside query ids in
+    ``qid_column``, is an error that says how to split by user (the folds as
+    ``cv=``, or ``set_fit_request(groups=False)``), never a silent merge of each
+    user's queries. A ranker (LightGBM, XGBoost, CatBoost) needs query ids in
+    every ``fit``; inside model selection (a search, ``cross_validate``, ...)
+    any estimator does, since the fold will be scored by query: scikit-learn
+    then raises one error with this library's message ("All the N fits
+    failed"), where a scorer failing in every fold would only give
+    ``best_score_ = nan``.
+
     Rows are ordered by query with a stable sort, so the order of the rows of a
     query is kept. ``sample_weight`` reaches the inner ``fit`` per row, except
     for ``group_param="qid"`` (XGBoost), which takes one weight per query: it
@@ -189,6 +211,19 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     >>> ranker = GroupedRanker(HistGradientBoostingRegressor(max_iter=20)).fit(X, y, qid=qid)
     >>> round(ranker.score(X, y, qid=qid), 4)
     0.9224
+
+    In model selection, with the query ids as column 0 of ``X``: the scorer
+    reads the column from the ranker, and ``groups=`` splits whole queries.
+
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GroupKFold, cross_val_score
+    >>> from sklearn_rankmetrics import get_ranking_scorer
+    >>> ranker = GroupedRanker(HistGradientBoostingRegressor(max_iter=20), qid_column=0)
+    >>> scores = cross_val_score(
+    ...     ranker, np.column_stack([qid, X]), y, scoring=get_ranking_scorer("ndcg@10"), cv=GroupKFold(3), groups=qid
+    ... )
+    >>> scores.round(4)
+    array([0.8349, 0.8375, 0.7354])
     """
 
     # With metadata routing on, fit and score ask for the query ids by default; the
