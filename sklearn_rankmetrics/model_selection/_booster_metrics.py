@@ -360,8 +360,12 @@ class CatBoostMetric(BoosterMetric):
     Notes
     -----
     CatBoost evaluates a Python metric on the learn set as well, each
-    round: the cost of one metric call on those rows. ``GroupedRanker``
-    stops CatBoost early on this metric.
+    round: the cost of one metric call on those rows. CatBoost's
+    ``get_params`` copies any Python metric, so scikit-learn's ``clone``
+    refuses a ``CatBoostRanker(eval_metric=...)`` holding one, and with it
+    the searches: there, let ``GroupedRanker(CatBoostRanker(...),
+    early_stopping_rounds=..., early_stopping_metric=...)`` set this metric
+    inside each fit, on the queries of that fit.
 
     Examples
     --------
@@ -386,7 +390,8 @@ class CatBoostMetric(BoosterMetric):
 
     def __init__(self, metric="ndcg@10", *, data):
         super().__init__(metric)
-        items = data if isinstance(data, list) else [data]  # kept as arrays: CatBoost deep-copies its metric
+        pools = isinstance(data, tuple) and any(hasattr(item, "get_group_id_hash") for item in data)
+        items = data if isinstance(data, list) or pools else [data]  # kept as arrays: CatBoost deep-copies it
         self._sets = [labelled_groups(item, f"{self!r}") for item in items]
         for j, (labels, groups) in enumerate(self._sets):
             for other_labels, other_groups in self._sets[:j]:

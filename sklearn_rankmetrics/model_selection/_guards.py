@@ -14,6 +14,7 @@ import threading
 import weakref
 
 import joblib
+from joblib.parallel import BatchedCalls  # the tasks that joblib's workers run
 import numpy as np
 import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
@@ -78,12 +79,19 @@ class Run:
     """Where the guards are called from: the run that repeats fits and scores, and what it does to the rows.
 
     ``parallel`` is the outermost :class:`joblib.Parallel` call on this thread's
-    stack, ``halving`` a halving search on rows, and ``permuting`` whether
+    stack, ``in_worker`` whether this code runs a task that joblib handed to a
+    worker (a process or thread whose stack holds no Parallel call),
+    ``halving`` a halving search on rows, and ``permuting`` whether
     scikit-learn's ``permutation_importance`` permutes the scored features.
     """
 
-    def __init__(self, parallel=None, halving=None, permuting=False):
-        self.parallel, self.halving, self.permuting = parallel, halving, permuting
+    def __init__(self, parallel=None, halving=None, permuting=False, in_worker=False):
+        self.parallel, self.halving, self.permuting, self.in_worker = parallel, halving, permuting, in_worker
+
+    @property
+    def repeats(self):
+        """Whether this code runs inside a tool that fits and scores many times (a search, cross-validation)."""
+        return self.parallel is not None or self.in_worker
 
     @classmethod
     def current(cls):
@@ -96,6 +104,8 @@ class Run:
                 owner = frame.f_locals.get("self")
                 if isinstance(owner, joblib.Parallel):
                     run.parallel = owner  # the last one found is the outermost
+                elif isinstance(owner, BatchedCalls):
+                    run.in_worker = True
                 elif run.halving is None and is_halving_on_rows(owner):
                     run.halving = owner
             frame = frame.f_back

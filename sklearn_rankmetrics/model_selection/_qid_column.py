@@ -234,7 +234,9 @@ def agreement_fix(first, other):
         return (
             "with metadata routing on, groups= given to a search or cross-validation reaches the scorers and "
             "GroupedRanker as query ids, not only the splitter, and here the query ids sit in a column. "
-            f"{other_grouping} To split by query, pass the query ids themselves as groups."
+            f"{other_grouping} To split by query, pass the query ids themselves as groups. If the column no longer "
+            "holds the query ids because a feature selector (SequentialFeatureSelector, RFECV) passed on some "
+            "columns of X, keep the query ids out of X: pass them as groups, and no qid_column."
         )
     if first.name == "the routed qid":
         return "pass as qid the query ids that the column holds, or pass no qid and let the column speak."

@@ -282,7 +282,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         self.group_param_ = self._resolve_group_param()
         stopping = self._check_early_stopping()
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
-        if qid is None and (self.group_param_ is not None or Run.current().parallel is not None):
+        if qid is None and (self.group_param_ is not None or Run.current().repeats):
             # A ranker needs its groups; in model selection, a fold's scorer will need the query ids too, and
             # scikit-learn raises one error when every fit fails, where a failing scorer only gives nan.
             raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", ranker=True)

@@ -215,8 +215,9 @@ def test_a_search_scored_on_an_outer_split_reads_the_column_of_its_best_estimato
 
 
 # Issue 38, item 4: a search whose every fold would fail raises one error, the library's, naming the fix.
+@pytest.mark.parametrize("n_jobs", [1, 2])  # folds in this process, or in joblib's workers
 @pytest.mark.parametrize("search", ["GridSearchCV", "cross_validate"])
-def test_a_search_whose_rankers_get_no_query_ids_raises_one_error_naming_the_fix(by_user, search):
+def test_a_search_whose_rankers_get_no_query_ids_raises_one_error_naming_the_fix(by_user, search, n_jobs):
     # Routing off: groups= reaches only the splitter. Before, the pointwise GroupedRanker fitted without query ids
     # and every fold's score failed: best_score_ = nan, the reason buried in per-fold warnings.
     X, y, qid, _ = by_user
@@ -224,11 +225,10 @@ def test_a_search_whose_rankers_get_no_query_ids_raises_one_error_naming_the_fix
     ranker = GroupedRanker(Ridge())
     with pytest.raises(ValueError, match=r"All the \d+ fits failed[\s\S]*GroupedRanker\(Ridge\) needs the query id"):
         if search == "GridSearchCV":
-            GridSearchCV(ranker, {"estimator__alpha": [1.0, 2.0]}, scoring=NDCG10, cv=GroupKFold(3)).fit(
-                features, y, groups=qid
-            )
+            grid = {"estimator__alpha": [1.0, 2.0]}
+            GridSearchCV(ranker, grid, scoring=NDCG10, cv=GroupKFold(3), n_jobs=n_jobs).fit(features, y, groups=qid)
         else:
-            cross_validate(ranker, features, y, scoring=NDCG10, cv=GroupKFold(3), groups=qid)
+            cross_validate(ranker, features, y, scoring=NDCG10, cv=GroupKFold(3), groups=qid, n_jobs=n_jobs)
     with pytest.raises(ValueError, match=r"routing is off.*qid_column=<the column of X that holds the query ids>"):
         cross_validate(ranker, features, y, scoring=NDCG10, cv=GroupKFold(3), groups=qid, error_score="raise")
 
