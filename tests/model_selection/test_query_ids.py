@@ -215,8 +215,8 @@ def test_a_search_scored_on_an_outer_split_reads_the_column_of_its_best_estimato
 
 
 # Issue 38, item 4: a search whose every fold would fail raises one error, the library's, naming the fix.
-@pytest.mark.parametrize("n_jobs", [1, 2])  # folds in this process, or in joblib's workers
-@pytest.mark.parametrize("search", ["GridSearchCV", "cross_validate"])
+# Folds in this process, or in joblib's worker processes.
+@pytest.mark.parametrize(("search", "n_jobs"), [("GridSearchCV", 1), ("cross_validate", 1), ("GridSearchCV", 2)])
 def test_a_search_whose_rankers_get_no_query_ids_raises_one_error_naming_the_fix(by_user, search, n_jobs):
     # Routing off: groups= reaches only the splitter. Before, the pointwise GroupedRanker fitted without query ids
     # and every fold's score failed: best_score_ = nan, the reason buried in per-fold warnings.
@@ -249,3 +249,17 @@ def test_a_grouped_ranker_fitted_directly_without_query_ids_still_fits_a_pointwi
     assert model.train_queries_ is not None
     model.fit(X[:, 1:], y)
     assert model.train_queries_ is None  # a refit without query ids keeps no stale training queries
+
+
+def test_a_booster_fitted_without_query_ids_gets_the_librarys_message_not_the_boosters(by_user):
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, _, _ = by_user
+    with pytest.raises(ValueError, match=r"GroupedRanker\(LGBMRanker\) needs the query id of each row.*qid_column="):
+        GroupedRanker(lightgbm.LGBMRanker(verbose=-1)).fit(X[:, 1:], y)
+
+
+def test_a_search_without_groups_with_routing_off_raises_the_librarys_message(by_user):
+    # Without groups= a KFold splits queries; the GroupedRanker has no query ids in any fold.
+    X, y, _, _ = by_user
+    with pytest.raises(ValueError, match=r"All the 3 fits failed[\s\S]*Metadata routing is off, so nothing can pass"):
+        GridSearchCV(GroupedRanker(Ridge()), {"estimator__alpha": [1.0]}, scoring=NDCG10, cv=KFold(3)).fit(X[:, 1:], y)
