@@ -14,9 +14,9 @@ import threading
 import weakref
 
 import joblib
-from joblib.parallel import BatchedCalls  # the tasks that joblib's workers run
 import numpy as np
 import scipy.sparse as sp
+from joblib.parallel import BatchedCalls  # the tasks that joblib's workers run
 from sklearn.pipeline import Pipeline
 
 from .._core._query_ids import distinct_query_ids, query_id_array
