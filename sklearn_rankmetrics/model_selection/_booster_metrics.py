@@ -141,9 +141,11 @@ class LightGBMMetric(BoosterMetric):
     Give LightGBM ``metric="None"`` so that its own metrics (``ndcg@1`` to
     ``ndcg@5`` for ``LGBMRanker``) are not computed beside it, and so that
     early stopping follows this one (or ``first_metric_only=True`` with this
-    metric first). LightGBM's own ``ndcg`` differs from ours where labels tie
-    and for queries without a relevant document (it scores them 1); this
-    function follows this library's conventions, those of the scorer.
+    metric first). LightGBM's own ``ndcg`` takes exponential gains, orders
+    tied scores by position and scores a query without a relevant document 1
+    (this library's ``"ndcg_exp@k(ties='stable', zero_division=1.0)"``, as the
+    tests check); this function follows the conventions of the name it is
+    given, those of the scorer.
     Weights, when the evaluated set has them, are this library's query
     weights: constant within each query.
 
@@ -218,9 +220,11 @@ class XGBoostMetric(BoosterMetric):
       ``early_stopping_rounds`` stops on it and keeps the best round.
       :class:`GroupedRanker` stops XGBoost early so.
 
-    ``XGBRanker(eval_metric=...)`` is refused: XGBoost then calls a metric on
-    one query at a time and averages the values weighted by the number of
-    documents of each query, which is no metric of this library.
+    ``XGBRanker(eval_metric=...)`` is refused: XGBoost (3.2) then calls a
+    metric on one query at a time and averages the values weighted by the
+    number of documents of each query, which is no metric of this library.
+    Without ``maximize=True``, ``xgboost.train`` guesses the direction from the
+    name, and minimises ``"mrr@10"`` or ``"err@10"``.
 
     Parameters
     ----------

@@ -227,3 +227,48 @@ def test_grouped_ranker_stops_each_booster_on_the_adapters_values(split, booster
         else ranker.evals_result_["validation"]["CatBoostMetric"]
     )
     assert ranker.best_iteration_ == int(np.argmax(history)) + 1  # the rounds kept, up to our metric's best
+
+
+# What the documentation says of the boosters themselves.
+def test_xgb_ranker_weights_per_query_values_by_query_size_which_is_why_eval_metric_is_refused(split):
+    (X, y, qid), (X_val, y_val, qid_val) = split
+
+    def ndcg10(y_true, y_score):  # one query at a time
+        return exact("ndcg@10", y_true, y_score, np.zeros(len(y_true)))
+
+    model = xgboost.XGBRanker(n_estimators=1, max_depth=3, n_jobs=1, eval_metric=ndcg10)
+    model.fit(X, y, qid=qid, eval_set=[(X_val, y_val)], eval_qid=[qid_val], verbose=False)
+    scorer = get_ranking_scorer("ndcg@10")
+    per_query = scorer._score_func(y_val, model.predict(X_val), qid=qid_val, k=10, average=False)
+    logged = model.evals_result()["validation_0"]["ndcg10"][-1]
+    assert logged == float(f"{np.average(per_query, weights=sizes(qid_val)):f}")
+    assert logged != float(f"{per_query.mean():f}")
+
+
+def test_xgboost_train_minimises_a_custom_metric_named_mrr_unless_told_to_maximise(split):
+    (X, y, qid), (X_val, y_val, qid_val) = split
+    train, valid = xgboost.DMatrix(X, y, qid=qid), xgboost.DMatrix(X_val, y_val, qid=qid_val)
+    params = {"objective": "rank:ndcg", "max_depth": 3, "nthread": 1, "disable_default_eval_metric": 1}
+    for maximize, best in ((None, np.argmin), (True, np.argmax)):
+        log = {}
+        booster = xgboost.train(
+            params,
+            train,
+            num_boost_round=30,
+            evals=[(valid, "valid")],
+            custom_metric=XGBoostMetric("mrr@10"),
+            maximize=maximize,
+            early_stopping_rounds=3,
+            evals_result=log,
+            verbose_eval=False,
+        )
+        assert booster.best_iteration == int(best(log["valid"]["mrr@10"]))
+
+
+def test_scikit_learn_cannot_clone_a_catboost_ranker_holding_a_python_metric(split):
+    from sklearn.base import clone
+
+    _, (_, y_val, qid_val) = split
+    ranker = catboost.CatBoostRanker(eval_metric=CatBoostMetric("ndcg@10", data=(y_val, qid_val)))
+    with pytest.raises(RuntimeError, match="Cannot clone object"):
+        clone(ranker)
