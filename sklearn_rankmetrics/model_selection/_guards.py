@@ -22,7 +22,7 @@ from sklearn.pipeline import Pipeline
 from .._core._query_ids import distinct_query_ids, query_id_array
 from .._core._validation import plain
 from .._core._warnings import warn
-from ._qid_column import column_position, scored_ranker, selected, split_qid_column
+from ._qid_column import column_position, qid_column_values, scored_ranker, selected
 
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5
@@ -189,7 +189,7 @@ def warn_scored_on_training_queries(estimator, X, qid, ids, sizes, run):
         return
     ranker, ranker_input = found
     if ranker.qid_column is not None:  # the ids of its column, by which it named its training queries
-        qid = split_qid_column(ranker_input(X), ranker.qid_column)[1]
+        qid = qid_column_values(ranker_input(X), ranker.qid_column)
         ids, sizes = distinct_query_ids(qid, return_counts=True)
     trained_ids, trained_sizes, trained_digests = ranker.train_queries_
     if trained_ids.dtype.kind != ids.dtype.kind and not (trained_ids.dtype.kind in "iuf" and ids.dtype.kind in "iuf"):

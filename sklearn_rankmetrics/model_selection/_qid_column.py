@@ -37,7 +37,32 @@ NON_ROUTING = {
 
 def split_qid_column(X, qid_column):
     """Return ``X`` without the column ``qid_column`` and that column as a 1-D array."""
-    if hasattr(X, "columns"):  # a DataFrame: by label, or by position for an integer not among the labels
+    X, column = locate_qid_column(X, qid_column)
+    kept = np.flatnonzero(np.arange(X.shape[1]) != column)
+    return (X.iloc[:, kept] if hasattr(X, "iloc") else X[:, kept]), column_at(X, column)
+
+
+def qid_column_values(X, qid_column):
+    """The column ``qid_column`` of ``X`` as a 1-D array (without copying the other columns)."""
+    return column_at(*locate_qid_column(X, qid_column))
+
+
+def column_at(X, column):
+    """The column at position ``column`` of a DataFrame, an array or a CSR/CSC matrix, as a 1-D array."""
+    if hasattr(X, "iloc"):
+        return np.asarray(X.iloc[:, column])
+    return X[:, [column]].toarray().ravel() if sp.issparse(X) else np.asarray(X)[:, column]
+
+
+def locate_qid_column(X, qid_column):
+    """``X`` in a form whose columns can be selected, and the position of the column ``qid_column``.
+
+    A DataFrame's column by label, or by position for an integer not among
+    the labels; an array's or sparse matrix's by position, negative ones from
+    the end. Raises a ValueError naming ``qid_column`` when it names no
+    column, or several.
+    """
+    if hasattr(X, "columns"):
         matches = int(np.sum(np.asarray(X.columns == qid_column))) if qid_column in X.columns else 0
         if matches > 1:
             raise ValueError(
@@ -45,9 +70,9 @@ def split_qid_column(X, qid_column):
                 "Rename or drop the duplicate columns."
             )
         if matches:
-            return X.drop(columns=qid_column), np.asarray(X[qid_column])
+            return X, int(np.flatnonzero(np.asarray(X.columns == qid_column))[0])
         if isinstance(qid_column, numbers.Integral) and 0 <= qid_column < X.shape[1]:
-            return X.drop(columns=X.columns[qid_column]), np.asarray(X.iloc[:, qid_column])
+            return X, int(qid_column)
         raise ValueError(
             f"qid_column={plain(qid_column)!r} is not a column of X; X has the columns {plain(list(X.columns))}. "
             "Pass the label or the position of the column that holds the query ids."
@@ -65,12 +90,9 @@ def split_qid_column(X, qid_column):
             f"qid_column={plain(qid_column)!r} is out of range for X with {n_columns} columns; "
             "pass the position of the column that holds the query ids."
         )
-    position = qid_column % n_columns
-    kept = np.arange(n_columns) != position
     if sp.issparse(X) and X.format not in ("csr", "csc"):
         X = X.tocsr()  # COO, DIA, BSR, LIL and DOK do not all support column selection
-    qid = X[:, [position]].toarray().ravel() if sp.issparse(X) else np.asarray(X)[:, position]
-    return X[:, kept], qid
+    return X, int(qid_column % n_columns)
 
 
 def take_rows(data, rows):
@@ -147,13 +169,13 @@ def query_id_sources(X, qid, groups, columns, estimator):
         yield Source("the routed groups", groups)
     for owner, column in columns:
         if column is not None and X is not None:
-            yield Source(f"qid_column={plain(column)!r} of {owner}", split_qid_column(X, column)[1], column)
+            yield Source(f"qid_column={plain(column)!r} of {owner}", qid_column_values(X, column), column)
     found = scored_ranker(estimator) if estimator is not None else None
     if found is not None and found[0].qid_column is not None and X is not None:
         ranker, transform = found
         name = f"qid_column={plain(ranker.qid_column)!r} of the {type(ranker).__name__} scored"
         if transform is None:
-            yield Source(name, split_qid_column(X, ranker.qid_column)[1], ranker.qid_column)
+            yield Source(name, qid_column_values(X, ranker.qid_column), ranker.qid_column)
         else:  # a column of what the pipeline's steps output, which is no column of X
             yield Source(name, transformed_column(transform, X, ranker.qid_column))
 
@@ -161,7 +183,7 @@ def query_id_sources(X, qid, groups, columns, estimator):
 def transformed_column(transform, X, column):
     """The query ids in column ``column`` of ``transform(X)``, the input of a GroupedRanker that ends a pipeline."""
     try:
-        return split_qid_column(transform(X), column)[1]
+        return qid_column_values(transform(X), column)
     except (AttributeError, TypeError, ValueError) as error:
         raise ValueError(
             f"The GroupedRanker that ends the pipeline reads the query ids from its qid_column={plain(column)!r}, a "
