@@ -59,12 +59,15 @@ _EXPORTS = {
     ),
     ".registry": ("MetricInfo", "RankingCurveDisplay", "metric_info", "ranking_report"),
     ".model_selection": (
+        "CatBoostMetric",
         "GroupedRanker",
+        "LightGBMMetric",
         "QueryGroupWarning",
         "get_ranking_scorer",
         "get_ranking_scorer_names",
         "make_ranking_scorer",
         "permutation_importance",
+        "XGBoostMetric",
     ),
     ".stats": (
         "QueryComparisonDisplay",

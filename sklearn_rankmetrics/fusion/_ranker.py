@@ -99,6 +99,8 @@ class FusionRanker(BaseEstimator):
     __metadata_request__fit: ClassVar[dict] = {"qid": True, "groups": True}
     __metadata_request__predict: ClassVar[dict] = {"qid": True, "groups": True}
     __metadata_request__score: ClassVar[dict] = {"qid": True, "groups": True}
+    # The scorers and guards read the query ids of a fold from this ranker's qid_column (as GroupedRanker's).
+    _query_ids_from_column = True
 
     def __init__(
         self,
@@ -147,7 +149,7 @@ class FusionRanker(BaseEstimator):
         self : FusionRanker
             The fitted estimator.
         """
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="FusionRanker.fit")
+        qid = self._query_ids("FusionRanker.fit", X, qid, groups)
         scores = self._scores(X, reset=True)
         spec = self._spec()
         check_same_length("FusionRanker.fit", X=scores, y=y, qid=qid)
@@ -178,7 +180,7 @@ class FusionRanker(BaseEstimator):
             The fused scores; ``-inf`` for a row that no column scores.
         """
         check_is_fitted(self, "trained_")
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="FusionRanker.predict")
+        qid = self._query_ids("FusionRanker.predict", X, qid, groups)
         scores = self._scores(X, reset=False)
         check_same_length("FusionRanker.predict", X=scores, qid=qid)
         spec = self._spec()
@@ -205,9 +207,9 @@ class FusionRanker(BaseEstimator):
         """
         check_is_fitted(self, "trained_")
         self._scores(X, reset=False)  # the width of X first, as every estimator checks it
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="FusionRanker.score")
+        qid = self._query_ids("FusionRanker.score", X, qid, groups)
         if qid is None:
-            raise missing_qid_error("FusionRanker.score", "FusionRanker")
+            raise missing_qid_error("FusionRanker.score", ranker="FusionRanker")
         fused = self.predict(X, qid=qid)
         check_same_length("FusionRanker.score", X=fused, y=y, qid=qid, sample_weight=sample_weight)
         score = ndcg_score(y, fused, qid=qid, k=10, sample_weight=sample_weight)
@@ -224,6 +226,11 @@ class FusionRanker(BaseEstimator):
             "n_segments": self.n_segments,
         }
         return fusion_spec(self.method, self.normalization, self.weights, self.ties, self.missing, params)
+
+    def _query_ids(self, who, X, qid, groups):
+        """The query ids of the rows of ``X``: from ``qid_column``, or routed; all present must agree."""
+        columns = [("FusionRanker", self.qid_column)]
+        return resolve_qid(who, X=X, qid=qid, groups=groups, columns=columns, prefer_column=True)[0]
 
     def _features(self, X):
         """``X`` without its query id column (read by the scoring guards, as GroupedRanker's)."""

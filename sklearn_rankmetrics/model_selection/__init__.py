@@ -3,6 +3,7 @@
 from .._core._lazy import lazy_exports
 
 _EXPORTS = {
+    "._booster_metrics": ("CatBoostMetric", "LightGBMMetric", "XGBoostMetric"),
     "._guards": ("QueryGroupWarning",),
     "._inspection": ("permutation_importance",),
     "._ranker": ("GroupedRanker",),

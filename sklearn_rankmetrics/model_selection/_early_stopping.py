@@ -1,13 +1,13 @@
 """Early stopping inside each fit: held-out whole queries, scored by this library's metric.
 
 Each booster gets the held-out queries in its own format and stops on the
-metric named by ``GroupedRanker(early_stopping_metric=...)``, computed here so
-that the stopping agrees with the search's scorer: LightGBM through a custom
-``eval_metric`` on the whole evaluation set, XGBoost through a training
-callback (its own custom ranking metrics are averaged per query with its own
-conventions), and CatBoost, whose custom metrics run in Python per object, on
-its built-in metric of the same name where there is one (``NDCG:top=k``) and
-its default metric otherwise.
+metric named by ``GroupedRanker(early_stopping_metric=...)``, computed by the
+boosters' evaluation adapters (``_booster_metrics``), so that the stopping
+agrees with the search's scorer: LightGBM with :class:`LightGBMMetric` as its
+``eval_metric``, XGBoost through a training callback that evaluates the
+held-out DMatrix with :class:`XGBoostMetric` (XGBRanker's own ``eval_metric``
+averages per query with its own conventions), and CatBoost with
+:class:`CatBoostMetric`, given the query groups of the learn and held-out sets.
 """
 
 import importlib
@@ -16,8 +16,7 @@ import inspect
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..registry._names import parse_metric_name
-from ..registry._registry import BY_FUNCTION
+from ._booster_metrics import CatBoostMetric, LightGBMMetric, XGBoostMetric
 from ._guards import Run
 
 # A fit with early stopping validates on one query at least and trains on two at least.
@@ -81,18 +80,6 @@ def enough_validation(n_queries):
     return None
 
 
-class ValidationMetric:
-    """The metric ``name`` of predictions on the validation rows, as a picklable function of the predictions."""
-
-    def __init__(self, name, y_true, codes):
-        self.name, self.y_true, self.codes = name, y_true, codes
-        self.score_func, self.options = parse_metric_name(name)
-
-    def __call__(self, y_score):
-        y_score = np.asarray(y_score, dtype=np.float64).ravel()
-        return self.score_func(self.y_true, y_score, qid=self.codes, **self.options)
-
-
 def import_booster(module):
     try:
         return importlib.import_module(module)
@@ -100,44 +87,43 @@ def import_booster(module):
         raise ImportError(f"Early stopping of this ranker needs {module}.") from error
 
 
-def lightgbm_params(estimator, X_val, y_val, group, metric, name, rounds):
-    """LightGBM: the held-out queries as ``eval_set``/``eval_group``, our metric alone, its callback."""
+def lightgbm_params(estimator, train, validation, name, rounds):
+    """LightGBM: the held-out queries as ``eval_X``/``eval_y`` (or ``eval_set``) and ``eval_group``, our metric alone.
+
+    ``train`` holds the training rows' ``(y, group)`` and ``validation`` the
+    held-out rows' ``(X, y, group)``, ordered by query, with ``group`` in the
+    booster's own format.
+    """
     lightgbm = import_booster("lightgbm")
+    X_val, y_val, group = validation
     estimator.set_params(metric="None")  # only our metric decides
-
-    def evaluate(y_true, y_score):
-        return name, metric(y_score), True
-
     # LightGBM 4.7 takes eval_X and eval_y, and deprecates eval_set.
     accepted = inspect.signature(estimator.fit).parameters
     evaluation = {"eval_X": (X_val,), "eval_y": (y_val,)} if "eval_X" in accepted else {"eval_set": [(X_val, y_val)]}
     return {
         **evaluation,
-        "eval_group": [group["group"]],
-        "eval_metric": evaluate,
+        "eval_group": [group],
+        "eval_metric": LightGBMMetric(name),
         "callbacks": [lightgbm.early_stopping(rounds, first_metric_only=True, verbose=False)],
     }
 
 
-def xgboost_params(estimator, X_val, y_val, group, metric, name, rounds):
-    """XGBoost: a training callback that scores the held-out queries after each round."""
+def xgboost_params(estimator, train, validation, name, rounds):
+    """XGBoost: a training callback that scores the held-out queries after each round, and stops on them."""
     import_booster("xgboost")
-    from ._xgboost_stopping import StopOnRankingMetric  # imports xgboost, an optional dependency
-
-    callback = StopOnRankingMetric(X_val, metric, name, rounds)
+    callback = XGBoostMetric(name).callback(*validation, rounds)
     estimator.set_params(callbacks=[*(estimator.get_params().get("callbacks") or []), callback])
     return {}
 
 
-def catboost_params(estimator, X_val, y_val, group, metric, name, rounds):
-    """CatBoost: the held-out queries as an evaluation Pool with ``group_id``; its own metric of that name."""
+def catboost_params(estimator, train, validation, name, rounds):
+    """CatBoost: the held-out queries as a Pool with ``group_id``; our metric, told the learn and held-out groups."""
     catboost = import_booster("catboost")
-    score_func, options = parse_metric_name(name)
-    if BY_FUNCTION[score_func].canonical == "ndcg" and options.get("gain", "linear") == "linear":
-        top = options.get("k")
-        estimator.set_params(eval_metric="NDCG" if top is None else f"NDCG:top={top}")
+    X_val, y_val, group = validation
+    metric = CatBoostMetric(name, data=[train, (y_val, group)])
+    estimator.set_params(eval_metric=metric)
     return {
-        "eval_set": catboost.Pool(X_val, y_val, group_id=group["group_id"]),
+        "eval_set": catboost.Pool(X_val, y_val, group_id=group),
         "early_stopping_rounds": rounds,
         "use_best_model": True,
     }

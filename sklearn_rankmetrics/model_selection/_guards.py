@@ -16,12 +16,13 @@ import weakref
 import joblib
 import numpy as np
 import scipy.sparse as sp
+from joblib.parallel import BatchedCalls  # the tasks that joblib's workers run
 from sklearn.pipeline import Pipeline
 
 from .._core._query_ids import distinct_query_ids, query_id_array
 from .._core._validation import plain
 from .._core._warnings import warn
-from ._qid_column import column_position
+from ._qid_column import column_position, qid_column_values, scored_ranker, selected
 
 # A fold where more than this share of the queries has a single document is degenerate.
 SINGLE_DOCUMENT_SHARE = 0.5
@@ -78,12 +79,19 @@ class Run:
     """Where the guards are called from: the run that repeats fits and scores, and what it does to the rows.
 
     ``parallel`` is the outermost :class:`joblib.Parallel` call on this thread's
-    stack, ``halving`` a halving search on rows, and ``permuting`` whether
+    stack, ``in_worker`` whether this code runs a task that joblib handed to a
+    worker (a process or thread whose stack holds no Parallel call),
+    ``halving`` a halving search on rows, and ``permuting`` whether
     scikit-learn's ``permutation_importance`` permutes the scored features.
     """
 
-    def __init__(self, parallel=None, halving=None, permuting=False):
-        self.parallel, self.halving, self.permuting = parallel, halving, permuting
+    def __init__(self, parallel=None, halving=None, permuting=False, in_worker=False):
+        self.parallel, self.halving, self.permuting, self.in_worker = parallel, halving, permuting, in_worker
+
+    @property
+    def repeats(self):
+        """Whether this code runs inside a tool that fits and scores many times (a search, cross-validation)."""
+        return self.parallel is not None or self.in_worker
 
     @classmethod
     def current(cls):
@@ -96,6 +104,8 @@ class Run:
                 owner = frame.f_locals.get("self")
                 if isinstance(owner, joblib.Parallel):
                     run.parallel = owner  # the last one found is the outermost
+                elif isinstance(owner, BatchedCalls):
+                    run.in_worker = True
                 elif run.halving is None and is_halving_on_rows(owner):
                     run.halving = owner
             frame = frame.f_back
@@ -177,7 +187,10 @@ def warn_scored_on_training_queries(estimator, X, qid, ids, sizes, run):
     found = grouped_ranker_of(estimator)
     if found is None:
         return
-    ranker, features = found
+    ranker, ranker_input = found
+    if ranker.qid_column is not None:  # the ids of its column, by which it named its training queries
+        qid = qid_column_values(ranker_input(X), ranker.qid_column)
+        ids, sizes = distinct_query_ids(qid, return_counts=True)
     trained_ids, trained_sizes, trained_digests = ranker.train_queries_
     if trained_ids.dtype.kind != ids.dtype.kind and not (trained_ids.dtype.kind in "iuf" and ids.dtype.kind in "iuf"):
         return  # ids of different kinds never name the same query
@@ -187,7 +200,7 @@ def warn_scored_on_training_queries(estimator, X, qid, ids, sizes, run):
         return
     changed = shared & (trained_sizes[place] != sizes)
     if trained_digests is not None and not changed.any() and not run.permuting:
-        digests = query_digests(features(X), qid)
+        digests = query_digests(ranker._features(ranker_input(X)), qid)
         if digests is not None:
             changed = shared & (trained_digests[place] != digests)
     if changed.any():
@@ -208,16 +221,19 @@ def warn_scored_on_training_queries(estimator, X, qid, ids, sizes, run):
 
 
 def grouped_ranker_of(estimator):
-    """The GroupedRanker that ``estimator`` is or ends in, with what turns X into its features; None otherwise."""
-    if isinstance(estimator, Pipeline) and len(estimator.steps) > 1:
-        found = grouped_ranker_of(estimator.steps[-1][1])
-        if found is None:
-            return None
-        ranker, features = found
-        return ranker, lambda X: features(estimator[:-1].transform(X))
-    if getattr(estimator, "train_queries_", None) is None:
+    """The fitted GroupedRanker that ``estimator`` is, ends in or selected, with what turns X into its input.
+
+    Followed as the scorers follow it (:func:`scored_ranker`): through a
+    Pipeline's final step and a fitted search's ``best_estimator_``, so that a
+    search scored on an outer split (nested cross-validation) is judged by the
+    training queries of the best estimator it refitted. None when there is no
+    GroupedRanker there, or it was fitted without query ids.
+    """
+    found = scored_ranker(estimator)
+    if found is None or getattr(found[0], "train_queries_", None) is None:
         return None
-    return estimator, estimator._features
+    ranker, transform = found
+    return ranker, (lambda X: X) if transform is None else transform
 
 
 def warn_qid_learned_as_feature(estimator, X, qid, qid_column, run):
@@ -305,8 +321,12 @@ def model_feature_names(estimator, names, labels=None):
     ``names`` name the columns that reach ``estimator`` (see :func:`input_names`)
     and ``labels`` are their labels where they arrive in a DataFrame (the
     labels a GroupedRanker's ``qid_column`` is looked up among). None where a
-    step cannot tell what it passes on.
+    step cannot tell what it passes on. A fitted search passes its input to
+    its best estimator.
     """
+    best = selected(estimator)
+    if best is not None:
+        return model_feature_names(best, names, labels)
     inner = getattr(estimator, "estimator_", None)
     if inner is not None and hasattr(estimator, "qid_column"):  # a GroupedRanker: its inner estimator gets X less qid
         if estimator.qid_column is not None:
@@ -332,6 +352,8 @@ def drops_qid_column(estimator):
     """Whether a GroupedRanker with a ``qid_column`` stands between ``estimator``'s input and its model."""
     if isinstance(estimator, Pipeline):
         return drops_qid_column(estimator.steps[-1][1])
+    if selected(estimator) is not None:
+        return drops_qid_column(selected(estimator))
     return getattr(estimator, "qid_column", None) is not None and hasattr(estimator, "estimator_")
 
 

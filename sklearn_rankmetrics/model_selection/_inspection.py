@@ -3,7 +3,6 @@
 import numbers
 
 import numpy as np
-from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.random import sample_without_replacement
@@ -11,8 +10,7 @@ from sklearn.utils.random import sample_without_replacement
 from .._core._query_ids import encode_qid
 from .._core._validation import check_flag, check_integer, check_same_length, plain
 from ._guards import column_holding
-from ._qid_column import column_position, split_qid_column
-from ._ranker import take_rows
+from ._qid_column import column_position, resolve_qid, scored_ranker, take_rows
 from ._scorer import RankingScorer, get_ranking_scorer, ranking_scores
 
 
@@ -56,7 +54,8 @@ def permutation_importance(
         names; for a Pipeline that ends in a ``GroupedRanker(qid_column=...)``,
         from that column of the pipeline's transformed ``X`` (such as
         ``"remainder__qid"`` of a ColumnTransformer), and the column of ``X``
-        that holds the same ids is not permuted.
+        that holds the same ids is not permuted. Where ``qid`` and such a
+        column are both given, they must make the same queries.
     scoring : str, callable, list, tuple or dict, default=None
         A name of :func:`get_ranking_scorer` (``"ndcg@10"``) or a scorer; a
         list or tuple of names, or a dict of names or scorers, for several
@@ -127,8 +126,7 @@ def permutation_importance(
     check_same_length("permutation_importance", X=X, y=y, qid=qid, sample_weight=sample_weight)
     n_repeats = check_integer("n_repeats", n_repeats)
     within_queries = check_flag("within_queries", within_queries)
-    if qid is None:
-        qid = named_query_ids(estimator, scorers, X)
+    qid = query_ids(estimator, scorers, X, qid)
     fixed = qid_column_positions(estimator, scorers, X, qid)
     codes = encode_qid(qid, len(qid))
     random_state = check_random_state(random_state)
@@ -180,51 +178,25 @@ def check_scoring(scoring):
     )
 
 
-def named_query_ids(estimator, scorers, X):
-    """The query ids of the column that a scorer or the estimator names, or that a Pipeline's GroupedRanker reads."""
-    named = qid_column_positions(estimator, scorers, X, None)
-    if named:
-        return split_qid_column(X, named[0])[1]
-    found = pipeline_query_ids(estimator, X)
+def query_ids(estimator, scorers, X, qid):
+    """The query ids of the rows: ``qid``, the scorers' columns, the estimator's GroupedRanker's: all must agree."""
+    columns = [("the scorer", scorer._qid_column) for scorer in scorers.values() if isinstance(scorer, RankingScorer)]
+    found, _ = resolve_qid("permutation_importance", X=X, qid=qid, columns=columns, estimator=estimator)
     if found is None:
         raise ValueError(
-            "permutation_importance needs the query id of each row: pass qid=, or give the scorer or the "
-            "GroupedRanker qid_column=<the column of X that holds the query ids>."
+            "permutation_importance needs the query id of each row: pass qid=, or give the GroupedRanker (or the "
+            "scorer) qid_column=<the column of X that holds the query ids>."
         )
     return found
-
-
-def pipeline_query_ids(estimator, X):
-    """The query ids that a GroupedRanker(qid_column=...) ending a Pipeline reads from the pipeline's transformed X.
-
-    Its ``qid_column`` names a column of what the steps before it output (such
-    as ``"remainder__qid"`` of a ColumnTransformer), so the ids are read there,
-    once; the column of ``X`` that holds the same ids, if any, is then never
-    permuted. None when ``estimator`` is no such Pipeline.
-    """
-    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
-        return None
-    column = getattr(estimator.steps[-1][1], "qid_column", None)
-    if column is None:
-        return None
-    try:
-        return split_qid_column(estimator[:-1].transform(X), column)[1]
-    except (AttributeError, TypeError, ValueError) as error:
-        where = f"[:, {plain(column)!r}]" if isinstance(column, numbers.Integral) else f"[{plain(column)!r}]"
-        raise ValueError(
-            "permutation_importance needs the query id of each row. The GroupedRanker that ends the pipeline reads "
-            f"them from its column qid_column={plain(column)!r}, a column of X after the pipeline's transformation, "
-            f"which could not be read here ({error}). Pass them as qid=, as in permutation_importance(pipeline, X, y, "
-            f"qid=pipeline[:-1].transform(X){where})."
-        ) from error
 
 
 def qid_column_positions(estimator, scorers, X, qid):
     """Positions of the columns of ``X`` that hold the query ids, those named first (never permuted)."""
     named = [scorer._qid_column for scorer in scorers.values() if isinstance(scorer, RankingScorer)]
-    named.append(getattr(estimator, "qid_column", None))
-    if qid is not None:
-        named.append(column_holding(X, qid))
+    found = scored_ranker(estimator)
+    if found is not None and found[1] is None:  # a GroupedRanker that receives X itself
+        named.append(found[0].qid_column)
+    named.append(column_holding(X, qid))
     labels = list(X.columns) if hasattr(X, "columns") else None
     positions = []
     for column in named:

@@ -5,7 +5,6 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.pipeline import Pipeline
@@ -17,10 +16,10 @@ from .._core._query_ids import distinct_query_ids, encode_qid, query_id_array
 from .._core._ranking import query_weight
 from .._core._validation import check_integer, check_same_length, plain
 from ..metrics._dcg import ndcg_score
-from ..registry._names import parse_metric_name
-from ._early_stopping import BOOSTERS, ValidationMetric, split_queries
-from ._guards import check_scored_fold, query_digests
-from ._qid_column import missing_qid_error, resolve_qid, split_qid_column
+from ._booster_metrics import one_label_scorer
+from ._early_stopping import BOOSTERS, split_queries
+from ._guards import Run, check_scored_fold, query_digests
+from ._qid_column import missing_qid_error, resolve_qid, split_qid_column, take_rows
 from ._scorer import ranking_scores
 
 # fit parameters that carry query groups, by preference: CatBoost, XGBoost, LightGBM.
@@ -71,15 +70,6 @@ def rounds_kept(model, best_iteration):
     return int(best_iteration) + 1 if zero_based else int(best_iteration)
 
 
-def take_rows(data, rows):
-    """Rows ``rows`` of an array, sparse matrix, DataFrame or Series; all of it for None."""
-    if rows is None:
-        return data
-    if hasattr(data, "iloc"):
-        return data.iloc[rows]
-    return data.tocsr()[rows] if sp.issparse(data) else np.asarray(data)[rows]
-
-
 def check_2d(X):
     """Raise unless ``X`` is a 2-D container of samples and features."""
     ndim = len(X.shape) if hasattr(X, "shape") else np.asarray(X).ndim
@@ -110,8 +100,10 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     qid_column : str or int, default=None
         The column of ``X`` holding the query ids (a DataFrame label or an
         array position). It is dropped before the inner estimator sees ``X``,
-        in ``fit`` and in ``predict``. None: the query ids come as ``qid`` or
-        ``groups`` to ``fit`` and ``score``.
+        in ``fit`` and in ``predict``, and the scorers of this library read it
+        from here (a scorer's own ``qid_column`` is not needed). None: the
+        query ids come as ``qid`` or ``groups`` to ``fit`` and ``score``.
+        Where both arrive they must make the same queries (see Notes).
     group_param : str or None, default="auto"
         Name of the inner ``fit`` parameter that takes the groups. ``"auto"``
         looks for ``group_id``, ``qid`` then ``group`` in the signature of the
@@ -131,11 +123,13 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         LightGBM, XGBoost and CatBoost rankers given directly; None: no early
         stopping.
     early_stopping_metric : str, default="ndcg@10"
-        The metric that decides, a name of :func:`get_ranking_scorer`
-        computed by this library (so the stopping agrees with the search's
-        scorer). CatBoost takes its own ``NDCG:top=k`` for linear-gain NDCG
-        names and its default metric for other names: its custom metrics run
-        in Python per document.
+        The metric that decides, a name of :func:`get_ranking_scorer` (or a
+        scorer of :func:`make_ranking_scorer`), computed by this library's
+        evaluation adapters :class:`LightGBMMetric`, :class:`XGBoostMetric`
+        and :class:`CatBoostMetric`, so that the stopping agrees with the
+        search's scorer. A metric of a judgement matrix (alpha-nDCG and the
+        other diversity metrics) is refused when ``fit`` starts: a booster has
+        one label per row.
     validation_fraction : float, default=0.1
         Share of each fit's queries held out for early stopping, in (0, 1):
         ``round(validation_fraction * n_queries)`` of them, at least one and
@@ -153,12 +147,13 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         Number of features seen in ``fit``, without the query id column.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of those features, when ``X`` has string column names.
-    train_queries_ : tuple of three ndarrays
-        The distinct query ids of the fit (sorted), the number of rows of
-        each and a 64-bit digest of each query's feature rows (order-free; None
-        where the rows cannot be hashed), so that scoring other documents of a
-        training query warns (:class:`QueryGroupWarning`) while scoring the
-        training queries themselves does not.
+    train_queries_ : tuple of three ndarrays, or None
+        The distinct query ids of the fit (sorted; those of ``qid_column``
+        where it is set), the number of rows of each and a 64-bit digest of
+        each query's feature rows (order-free; None where the rows cannot be
+        hashed), so that scoring other documents of a training query warns
+        (:class:`QueryGroupWarning`) while scoring the training queries
+        themselves does not. None after a fit without query ids.
     best_iteration_ : int
         After early stopping (by ``early_stopping_rounds``, or the booster's
         own), the number of boosting rounds that the fitted model keeps, for
@@ -174,10 +169,27 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
 
     See Also
     --------
-    make_ranking_scorer : Scorers that find the query ids of each fold.
+    get_ranking_scorer : Scorers that find the query ids of each fold, as
+        ``scoring=get_ranking_scorer("ndcg@10")``.
+    LightGBMMetric : This library's metrics in LightGBM's own evaluation.
 
     Notes
     -----
+    Query ids are resolved in one place for ``fit``, ``score``, the scorers,
+    :func:`permutation_importance`, the guards and early stopping: every
+    source present (routed ``qid``, routed ``groups``, ``qid_column``, a
+    scorer's ``qid_column``) is read and all must make the same queries of the
+    rows; a disagreement is refused with both named. So with routing on,
+    ``groups=users`` given to a search to split by user, beside query ids in
+    ``qid_column``, is an error that says how to split by user (the folds as
+    ``cv=``, or ``set_fit_request(groups=False)``), never a silent merge of each
+    user's queries. A ranker (LightGBM, XGBoost, CatBoost) needs query ids in
+    every ``fit``; inside model selection (a search, ``cross_validate``, ...)
+    any estimator does, since the fold will be scored by query: scikit-learn
+    then raises one error with this library's message ("All the N fits
+    failed"), where a scorer failing in every fold would only give
+    ``best_score_ = nan``.
+
     Rows are ordered by query with a stable sort, so the order of the rows of a
     query is kept. ``sample_weight`` reaches the inner ``fit`` per row, except
     for ``group_param="qid"`` (XGBoost), which takes one weight per query: it
@@ -199,6 +211,19 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
     >>> ranker = GroupedRanker(HistGradientBoostingRegressor(max_iter=20)).fit(X, y, qid=qid)
     >>> round(ranker.score(X, y, qid=qid), 4)
     0.9224
+
+    In model selection, with the query ids as column 0 of ``X``: the scorer
+    reads the column from the ranker, and ``groups=`` splits whole queries.
+
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GroupKFold, cross_val_score
+    >>> from sklearn_rankmetrics import get_ranking_scorer
+    >>> ranker = GroupedRanker(HistGradientBoostingRegressor(max_iter=20), qid_column=0)
+    >>> scores = cross_val_score(
+    ...     ranker, np.column_stack([qid, X]), y, scoring=get_ranking_scorer("ndcg@10"), cv=GroupKFold(3), groups=qid
+    ... )
+    >>> scores.round(4)
+    array([0.8349, 0.8375, 0.7354])
     """
 
     # With metadata routing on, fit and score ask for the query ids by default; the
@@ -209,6 +234,8 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         **{param: None for param in BOOSTER_FIT_PARAMS},
     }
     __metadata_request__score: ClassVar[dict] = {"qid": True, "groups": True}
+    # The scorers and guards read the query ids of a fold from this ranker's qid_column (_qid_column.scored_ranker).
+    _query_ids_from_column = True
 
     def __init__(
         self,
@@ -250,27 +277,35 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         self : GroupedRanker
             The fitted meta-estimator.
         """
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.fit")
+        qid = self._query_ids("GroupedRanker.fit", X, qid, groups)
         X = self._features(X)
         check_same_length("GroupedRanker.fit", X=X, y=y, qid=qid, sample_weight=sample_weight)
         validate_data(self, X, y, skip_check_array=True, reset=True)
         self.group_param_ = self._resolve_group_param()
         stopping = self._check_early_stopping()
         own = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight, dtype=np.float64)}
+        if qid is None and (self.group_param_ is not None or Run.current().repeats):
+            # A ranker needs its groups; in model selection, a fold's scorer will need the query ids too, and
+            # scikit-learn raises one error when every fit fails, where a failing scorer only gives nan.
+            raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", ranker="GroupedRanker")
         codes = None if qid is None else encode_qid(qid, X.shape[0])
-        if qid is not None:
-            self.train_queries_ = (*distinct_query_ids(qid, return_counts=True), query_digests(X, qid))
+        self.train_queries_ = (
+            None if qid is None else (*distinct_query_ids(qid, return_counts=True), query_digests(X, qid))
+        )
         estimator = clone(self.estimator)
         rows = None
         if self.group_param_ is not None:
-            if qid is None:
-                raise missing_qid_error(f"GroupedRanker({type(self._final_step()).__name__})", "GroupedRanker")
             rows = np.arange(X.shape[0])
             if stopping:
                 who = f"GroupedRanker(early_stopping_rounds={self.early_stopping_rounds})"
                 rows, validation_rows = split_queries(codes, self.validation_fraction, self.random_state, who)
-                fit_params = {**fit_params, **self._validation_params(estimator, X, y, codes, validation_rows, qid)}
             rows, group = self._grouped(codes, rows, qid)
+            if stopping:
+                train = (np.asarray(take_rows(y, rows)), group[self.group_param_])
+                fit_params = {
+                    **fit_params,
+                    **self._validation_params(estimator, X, y, codes, validation_rows, qid, train),
+                }
             own = {**group, **{param: value[rows] for param, value in own.items()}}
             if "sample_weight" in own and self.group_param_ == "qid":  # XGBoost ranking takes one weight per query
                 own["sample_weight"] = query_weight(
@@ -302,7 +337,7 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
         fraction = self.validation_fraction
         if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < 1:
             raise ValueError(f"validation_fraction must be a number in (0, 1); got {plain(fraction)!r}.")
-        parse_metric_name(self.early_stopping_metric)
+        one_label_scorer(self.early_stopping_metric, "early_stopping_metric")
         if self.group_param_ not in BOOSTERS or isinstance(self.estimator, Pipeline):
             raise ValueError(
                 "early_stopping_rounds works with a LightGBM, XGBoost or CatBoost ranker given directly (not in a "
@@ -311,15 +346,15 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             )
         return True
 
-    def _validation_params(self, estimator, X, y, codes, validation_rows, qid):
-        """The inner fit's evaluation parameters for the held-out queries, in the booster's own format."""
+    def _validation_params(self, estimator, X, y, codes, validation_rows, qid, train):
+        """The inner fit's evaluation parameters for the held-out queries, in the booster's own format.
+
+        ``train`` holds the training rows' labels and groups, ordered by query.
+        """
         order, group = self._grouped(codes, validation_rows, qid, min_queries=1)
-        y_val = take_rows(y, order)
-        metric = ValidationMetric(self.early_stopping_metric, np.asarray(y_val), codes[order])
+        validation = (take_rows(X, order), np.asarray(take_rows(y, order)), group[self.group_param_])
         make_params = BOOSTERS[self.group_param_]
-        return make_params(
-            estimator, take_rows(X, order), y_val, group, metric, self.early_stopping_metric, self.early_stopping_rounds
-        )
+        return make_params(estimator, train, validation, self.early_stopping_metric, self.early_stopping_rounds)
 
     def predict(self, X):
         """Ranking scores of the rows of ``X``, in the order given.
@@ -360,9 +395,9 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
             Mean NDCG@10 over the queries.
         """
         y_score = self.predict(X)
-        qid = resolve_qid(qid=qid, groups=groups, X=X, qid_column=self.qid_column, who="GroupedRanker.score")
+        qid = self._query_ids("GroupedRanker.score", X, qid, groups)
         if qid is None:
-            raise missing_qid_error("GroupedRanker.score", "GroupedRanker")
+            raise missing_qid_error("GroupedRanker.score", ranker="GroupedRanker")
         check_same_length("GroupedRanker.score", X=X, y=y, qid=qid, sample_weight=sample_weight)
         score = ndcg_score(y, y_score, qid=qid, k=10, sample_weight=sample_weight)
         check_scored_fold(self, X, qid, qid_column=self.qid_column)
@@ -381,6 +416,11 @@ class GroupedRanker(MetaEstimatorMixin, BaseEstimator):
                 value = value() if callable(value) else value
                 return rounds_kept(final, value) if name == "best_iteration_" else value
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _query_ids(self, who, X, qid, groups):
+        """The query ids of the rows of ``X``: from ``qid_column``, or routed; all present must agree."""
+        columns = [("GroupedRanker", self.qid_column)]
+        return resolve_qid(who, X=X, qid=qid, groups=groups, columns=columns, prefer_column=True)[0]
 
     def _features(self, X):
         check_2d(X)

@@ -116,12 +116,13 @@ class RankingScorer:
             raise TypeError(
                 f"{self!r} got unexpected metadata {sorted(unexpected)}; it takes qid, groups and candidates."
             )
-        qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
+        who = f"The scorer {self!r}"
+        qid, column = resolve_qid(who, X=X, **metadata, columns=[("the scorer", self._qid_column)], estimator=estimator)
         if qid is None:
-            raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
+            raise missing_qid_error(who)
         y_score = ranking_scores(estimator, X, self._response, qid)
         score = self._score_predictions(y_true, y_score, qid, sample_weight, candidates=candidates)
-        check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
+        check_scored_fold(estimator, X, qid, qid_column=column)  # the metric has validated qid
         return score
 
     def _score_predictions(self, y_true, y_score, qid, sample_weight, *, candidates=None):
@@ -182,7 +183,11 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
 
     The scorer, called as ``scorer(estimator, X, y, **metadata)``, ranks the rows
     of ``X`` by the estimator's scores, finds each row's query and returns the
-    metric averaged over the queries of the fold.
+    metric averaged over the queries of the fold. Give scikit-learn the
+    scorer object, ``scoring=make_ranking_scorer(ndcg_score, k=10)`` or by name
+    ``scoring=get_ranking_scorer("ndcg@10")``: a string such as
+    ``scoring="ndcg@10"`` is looked up in scikit-learn's own table, which knows
+    no query groups.
 
     Parameters
     ----------
@@ -197,9 +202,10 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
         probability of the positive class (binary) or the expected grade
         :math:`\\sum_c c\\, P(c)` (multiclass on numeric grades).
     qid_column : str or int, default=None
-        With metadata routing off, the label (DataFrame) or position (array) of
-        the column of ``X`` that holds the query ids. With routing on, the
-        scorer requests ``qid`` and ``groups`` and these win over the column.
+        The label (DataFrame) or position (array) of the column of ``X`` that
+        holds the query ids. Not needed when the estimator scored is (or ends
+        in, or selected) a ``GroupedRanker(qid_column=...)``: the scorer reads
+        the ranker's column. Every source given must make the same queries.
     **kwargs
         Options of ``score_func``, such as ``k=10``; for the accuracy
         metrics, ``sampled_correction=`` and an int ``n_items=`` of the
@@ -225,10 +231,17 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
 
     - routing on (``sklearn.set_config(enable_metadata_routing=True)``): it
       requests ``qid`` and ``groups``, so ``GridSearchCV(..., cv=GroupKFold()).
-      fit(X, y, groups=qid)`` feeds one array to the splitter and the scorer. If
-      both arrive they must be equal. ``sample_weight`` is routed only after
+      fit(X, y, groups=qid)`` feeds one array to the splitter and the scorer.
+      ``sample_weight`` is routed only after
       ``scorer.set_score_request(sample_weight=True)``, as for sklearn's scorers.
-    - routing off: from column ``qid_column`` of ``X``.
+    - a column of ``X``: the ``qid_column`` of the ``GroupedRanker`` scored
+      (read through a Pipeline's steps and a fitted search's
+      ``best_estimator_``), or the scorer's own; the route with routing off.
+
+    Every source present is read, and they must make the same queries of the
+    rows: a disagreement (such as routed ``groups=users``, given to split by
+    user, beside query ids in a column) raises a ``ValueError`` that names
+    both and the fix; no source silently replaces another.
 
     Sampled candidates (one bool per row, as :func:`recall_at_k_score`'s
     ``candidates=`` for 1-D inputs) reach the scorer as metadata, split with
@@ -349,6 +362,15 @@ def get_ranking_scorer(name):
     --------
     get_ranking_scorer_names : The base names.
     make_ranking_scorer : A scorer from any metric function.
+
+    Notes
+    -----
+    In model selection, give scikit-learn the scorer object:
+    ``scoring=get_ranking_scorer("ndcg@10")``. A string, ``scoring="ndcg@10"``,
+    is looked up in scikit-learn's own table of scorers, which knows no query
+    groups and has no ``"ndcg@10"``; this library adds nothing to that table.
+    Several metrics: ``scoring={"ndcg@10": get_ranking_scorer("ndcg@10"),
+    "map": get_ranking_scorer("map")}``.
 
     Examples
     --------

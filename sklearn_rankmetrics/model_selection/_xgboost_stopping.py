@@ -1,51 +1,56 @@
-"""XGBoost's training callback that stops on this library's metric; imported only where XGBoost is installed.
+"""XGBoost's training callback that logs, and may stop on, this library's metric; imported only with XGBoost.
 
 It lives at module level, so that a fitted XGBRanker, which keeps its callbacks
 among its parameters, pickles (and ``joblib.dump``s) with it.
 """
 
-import numpy as np
 import xgboost
 
 
-class StopOnRankingMetric(xgboost.callback.TrainingCallback):
-    """Stop when the metric of the held-out queries has not improved for ``rounds`` rounds; keep the best round.
+class RankingMetricCallback(xgboost.callback.TrainingCallback):
+    """Log the metric of rows of whole queries after each round; with ``rounds``, stop on it and keep the best round.
 
     Parameters
     ----------
-    X_val : array-like or sparse matrix
-        The held-out rows, ordered by query.
-    metric : callable
-        The metric of predictions on those rows (higher is better).
-    name : str
-        The metric's name in ``evals_result()["validation"]``.
-    rounds : int
-        The rounds without improvement that stop the training.
+    X, y, qid : array-like
+        The evaluated rows, their labels and their query ids, ordered by
+        query (sorted integer ids, as a DMatrix takes them).
+    metric : XGBoostMetric
+        The metric, which scores the rows as a DMatrix with their query groups.
+    rounds : int or None
+        The rounds without improvement that stop the training; None: never stop.
+    data_name : str
+        The key of the rows in ``evals_result()``.
     """
 
-    def __init__(self, X_val, metric, name, rounds):
+    def __init__(self, X, y, qid, metric, rounds, data_name):
         super().__init__()
-        self.X_val, self.metric, self.name, self.rounds = X_val, metric, name, rounds
+        self.X, self.y, self.qid, self.metric, self.rounds, self.data_name = X, y, qid, metric, rounds, data_name
         self.data = None
 
     def before_training(self, model):
-        self.data = xgboost.DMatrix(self.X_val)
-        self.best_score, self.best_round = -np.inf, 0
+        self.data = xgboost.DMatrix(self.X, label=self.y, qid=self.qid)
+        self.best_score, self.best_round = None, 0
         return model
 
     def after_iteration(self, model, epoch, evals_log):
-        score = self.metric(model.predict(self.data, iteration_range=(0, epoch + 1)))
-        evals_log.setdefault("validation", {}).setdefault(self.name, []).append(score)
-        if score > self.best_score:
+        name, score = self.metric(model.predict(self.data, iteration_range=(0, epoch + 1)), self.data)
+        evals_log.setdefault(self.data_name, {}).setdefault(name, []).append(score)
+        if self.best_score is None or self.improves(score):
             self.best_score, self.best_round = score, epoch
-        return epoch - self.best_round >= self.rounds
+        return self.rounds is not None and epoch - self.best_round >= self.rounds
+
+    def improves(self, score):
+        """Whether ``score`` is better than the best so far, in the metric's direction."""
+        return score > self.best_score if self.metric.higher_is_better else score < self.best_score
 
     def after_training(self, model):
-        best = model[: self.best_round + 1]
-        best.set_attr(best_iteration=str(self.best_round), best_score=str(self.best_score))
-        # A fitted model keeps its callbacks: drop the held-out rows and their labels.
-        self.data = self.X_val = self.metric = None
-        return best
+        if self.rounds is not None:
+            model = model[: self.best_round + 1]
+            model.set_attr(best_iteration=str(self.best_round), best_score=str(self.best_score))
+        # A fitted model keeps its callbacks: drop the evaluated rows and their labels.
+        self.data = self.X = self.y = self.qid = None
+        return model
 
     def __getstate__(self):  # clone and pickle without the DMatrix, which does not pickle
         return {**self.__dict__, "data": None}

@@ -95,6 +95,11 @@ def test_grid_search_with_group_k_fold_is_the_fold_by_fold_computation():
         FusionRanker(qid_column=0), list(grid), scoring=get_ranking_scorer("ndcg@5(qid_column=0)"), cv=cv
     ).fit(with_column, y, groups=qid)
     np.testing.assert_allclose(column_search.cv_results_["mean_test_score"], search.cv_results_["mean_test_score"])
+    # The column named once, in FusionRanker: the scorer reads it from the ranker it scores.
+    named_once = GridSearchCV(FusionRanker(qid_column=0), list(grid), scoring=scorer, cv=cv).fit(
+        with_column, y, groups=qid
+    )
+    np.testing.assert_allclose(named_once.cv_results_["mean_test_score"], search.cv_results_["mean_test_score"])
 
 
 def test_randomized_search_tunes_supervised_methods_on_training_folds():

@@ -109,6 +109,57 @@ def test_a_pipeline_ending_in_a_grouped_ranker_detects_a_leaky_split(routing):
     )
 
 
+# Nested cross-validation (issue 36, class C): a search keeps its best estimator's training queries.
+def nested_search(qid_column=None):
+    grid = {"estimator__alpha": [0.1, 10.0]}
+    return GridSearchCV(GroupedRanker(Ridge(), qid_column=qid_column), grid, scoring=NDCG10, cv=GroupKFold(3))
+
+
+@pytest.mark.parametrize("tool", [cross_val_score, cross_validate])
+def test_an_outer_split_of_queries_around_a_search_warns_as_around_a_bare_grouped_ranker(routing, tool):
+    X, y, qid = by_position_within_query(*make_ranking(n_queries=30, n_docs=4, n_features=4, random_state=0))
+    leak = "were also in the training data of this GroupedRanker"
+    bare = caught(tool, GroupedRanker(Ridge()), X, y, scoring=NDCG10, cv=KFold(2), params={"groups": qid})
+    nested = caught(tool, nested_search(), X, y, scoring=NDCG10, cv=KFold(2), params={"groups": qid})
+    assert [message for message in bare if leak in message]
+    assert [message for message in nested if leak in message]
+    silent(tool, nested_search(), X, y, scoring=NDCG10, cv=GroupKFold(2), params={"groups": qid})
+
+
+def test_an_outer_split_of_queries_around_a_search_warns_with_routing_off_and_the_qid_column():
+    X, y, qid = by_position_within_query(*make_ranking(n_queries=30, n_docs=4, n_features=4, random_state=0))
+    with_qid = np.column_stack([qid, X])
+    nested = caught(cross_val_score, nested_search(0), with_qid, y, scoring=NDCG10, cv=KFold(2), params={"groups": qid})
+    assert any("were also in the training data of this GroupedRanker" in message for message in nested)
+    outer = {"cv": GroupKFold(2), "groups": qid}  # routing off: groups= to the outer splitter, params= to the search
+    silent(cross_val_score, nested_search(0), with_qid, y, scoring=NDCG10, params={"groups": qid}, **outer)
+
+
+# Item 16: a leak confined to one query is found, and named.
+@pytest.mark.parametrize("ids", ["integers", "strings"])
+@pytest.mark.parametrize("where", ["highest", "middle", "lowest"])
+def test_a_leak_confined_to_one_query_warns_and_names_that_query(ids, where):
+    X, y, qid = make_ranking(n_queries=20, n_docs=4, n_features=4, random_state=0)
+    if ids == "strings":
+        qid = np.array([f"q{q:02d}" for q in qid])
+    distinct = np.unique(qid)
+    leaky = {"highest": distinct[-1], "middle": distinct[7], "lowest": distinct[0]}[where]
+    model = GroupedRanker(Ridge()).fit(X, y, qid=qid)
+    other_documents = X.copy()
+    other_documents[qid == leaky, 0] += 1.0  # the same number of documents, other ones, in that query alone
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        model.score(other_documents, y, qid=qid)
+    messages = [str(r.message) for r in records if issubclass(r.category, QueryGroupWarning)]
+    assert messages == [
+        f"1 of the 20 queries scored were also in the training data of this GroupedRanker (for example query "
+        f"{leaky.item()!r}) with other documents: the split divides queries between training and test, which leaks "
+        "(use GroupKFold or StratifiedGroupKFold), or the query ids of two files collide (load them with distinct "
+        "qid_offset)."
+    ]
+    silent(model.score, X, y, qid=qid)  # the training queries themselves
+
+
 # The query id column (25.4 a, c).
 @pytest.fixture
 def frame():

@@ -145,7 +145,9 @@ def test_errors():
         GroupedRanker(LightGBMLike()).fit(X, Y)
     with pytest.raises(ValueError, match="GroupedRanker got the rows of a single query"):
         GroupedRanker(LightGBMLike()).fit(X, Y, qid=np.zeros(6))
-    with pytest.raises(ValueError, match="received both qid and groups and they differ"):
+    with pytest.raises(
+        ValueError, match=r"the routed qid and the routed groups disagree.*pass one of them, or the same array as both"
+    ):
         GroupedRanker(LightGBMLike()).fit(X, Y, qid=QID, groups=QID[::-1])
     with pytest.raises(ValueError, match="qid_column='qid' is not a column of X"):
         GroupedRanker(LightGBMLike(), qid_column="qid").fit(pd.DataFrame(X, columns=["a", "b"]), Y)
