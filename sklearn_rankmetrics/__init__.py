@@ -3,7 +3,7 @@
 Every public name is importable from here; each lives in the subpackage of its
 layer (:mod:`.metrics`, :mod:`.recommenders`, :mod:`.registry`,
 :mod:`.model_selection`, :mod:`.stats`, :mod:`.trec`, :mod:`.datasets`) and is
-imported on first use.
+imported on first use. The wings are :mod:`.fusion`, :mod:`.meta` and :mod:`.counterfactual`.
 """
 
 from ._core._lazy import lazy_exports
@@ -86,6 +86,7 @@ __getattr__, __dir__ = lazy_exports(
         "counterfactual",
         "dask",
         "datasets",
+        "meta",
         "metrics",
         "model_selection",
         "recommenders",
