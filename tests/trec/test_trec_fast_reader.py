@@ -19,49 +19,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reader_paths import both_readers, general_calls, general_only, outcome
 
-from sklearn_rankmetrics.trec import _fast_reader, _general_reader, _io, evaluate_run, read_qrels, read_run
+from sklearn_rankmetrics.trec import _fast_reader, _general_reader, evaluate_run, read_qrels, read_run
 from sklearn_rankmetrics.trec._io import read_qrels_bytes, read_run_bytes
 
 pa = pytest.importorskip("pyarrow")
-
-# ---- the two readers ----------------------------------------------------------------------------
-
-
-def general_only(monkeypatch):
-    monkeypatch.setattr(_fast_reader, "pyarrow_modules", lambda: None)
-
-
-def outcome(reader, source):
-    """A reader's result as comparable values, or its error (type and message)."""
-    if hasattr(source, "seek"):
-        source.seek(0)
-    try:
-        result = reader(source)
-    except (ValueError, TypeError, OSError) as error:
-        return type(error), str(error)
-    return {
-        name: (value.dtype.str, value.tolist()) if isinstance(value, np.ndarray) else value
-        for name, value in vars(result).items()
-    }
-
-
-def both_readers(monkeypatch, reader, source):
-    """The outcome of ``reader`` with the fast path and with the general reader alone."""
-    fast = outcome(reader, source)
-    with monkeypatch.context() as patch:
-        general_only(patch)
-        general = outcome(reader, source)
-    return fast, general
-
-
-def general_calls(monkeypatch):
-    """A list that records each call of the general reader."""
-    calls = []
-    general = _general_reader.general_columns
-    monkeypatch.setattr(_io, "general_columns", lambda *args: calls.append(args[0]) or general(*args))
-    return calls
-
 
 # ---- random files -------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import lzma
 import numpy as np
 import pytest
 import pytrec_eval
-from test_trec_fast_reader import both_readers, general_only
+from reader_paths import both_readers, general_only
 
 from sklearn_rankmetrics.trec import evaluate_run, read_qrels, read_run
 from sklearn_rankmetrics.trec_eval import main
