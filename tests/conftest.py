@@ -20,11 +20,8 @@ os.environ.setdefault("RANKMETRICS_NUM_THREADS", "2")
 
 # The reference tools and the libraries the tests compare with, by the module that pytest.importorskip imports: each
 # comes with the `test` extra (pyproject.toml), so under `make test` (and CI, which runs it) a test that would skip
-# for want of one fails instead, naming it. Not listed, and so still skipping where missing: rbo (the reference of
-# rank_biased_overlap; it pins numpy < 2, so it is left out of the extra), the `docs` extra's sphinx_gallery and
-# selenium (tests/test_docs.py, `make docs-check`), and the GPU libraries (CuPy, JAX; PyTorch's CUDA build). ranx
-# joins the list with the test extra that installs it (the fusion wing's ranx==0.3.21): listed before, it would fail
-# every `make test`.
+# for want of one fails instead, naming it. tests/test_references_required.py checks that every module a test
+# imports or skips is in one of the two lists.
 REFERENCE_MODULES = {
     "pytrec_eval": "trec_eval 9, the reference of the TREC measures (pytrec-eval-terrier)",
     "torch": "PyTorch's CPU build, for the Array API and device-graph paths and torchmetrics",
@@ -48,6 +45,15 @@ REFERENCE_MODULES = {
     "mpmath": "exact sums of the C/W/L metrics (a dependency of PyTorch's sympy)",
     "krippendorff": "the reference of Krippendorff's alpha",
     "repro_eval": "the reference of the reproducibility measures",
+    "ranx": "the reference of its measures and of every fusion method and normalisation",
+}
+# What may still skip where it is missing, and why: no `make test` installs it. (CuPy and JAX, for the GPU tests,
+# are skipped by those tests themselves where they see no GPU.)
+SKIPPABLE_MODULES = {
+    "rbo": "the reference of rank_biased_overlap, left out of the test extra: it pins numpy < 2",
+    "sphinx_gallery": "the `docs` extra, for tests/test_docs.py (`make docs-check`)",
+    "selenium": "the `docs` extra, for tests/test_docs.py (`make docs-check`)",
+    "tomllib": "the standard library's from Python 3.11 on",
 }
 REQUIRE_VARIABLE = "RANKMETRICS_REQUIRE_REFERENCES"
 

@@ -1,5 +1,8 @@
 """The mechanism of tests/conftest.py: under `make test` and CI a listed reference that is missing fails its test."""
 
+import re
+from pathlib import Path
+
 import conftest
 import pytest
 
@@ -32,9 +35,26 @@ def test_a_missing_reference_skips_where_references_are_not_required(listed_but_
 def test_what_is_not_a_listed_reference_still_skips(monkeypatch):
     # rbo pins numpy < 2, so the test extra leaves it out: its test skips even in CI.
     monkeypatch.setenv(conftest.REQUIRE_VARIABLE, "1")
-    assert "rbo" not in conftest.REFERENCE_MODULES
+    assert "rbo" in conftest.SKIPPABLE_MODULES and "rbo" not in conftest.REFERENCE_MODULES
     with pytest.raises(pytest.skip.Exception):
         pytest.importorskip("a_module_nobody_lists")
+
+
+def test_every_module_a_test_imports_or_skips_is_listed_as_required_or_skippable():
+    # A reference added with a test and forgotten here would skip silently in CI: each must be in one list.
+    this_file = Path(__file__).resolve()
+    imported = {
+        match.partition(".")[0]
+        for path in Path(__file__).parent.rglob("*.py")
+        if path.resolve() != this_file
+        for match in re.findall(r"importorskip\(\s*[\"']([\w.]+)[\"']", path.read_text())
+    }
+    assert "pytrec_eval" in imported or "torch" in imported  # the search finds them
+    assert not conftest.REFERENCE_MODULES.keys() & conftest.SKIPPABLE_MODULES.keys()
+    unlisted = imported - conftest.REFERENCE_MODULES.keys() - conftest.SKIPPABLE_MODULES.keys()
+    assert not unlisted, (
+        f"list each in tests/conftest.py, as a reference (REFERENCE_MODULES) or as skippable: {unlisted}"
+    )
 
 
 def test_every_listed_reference_is_installed_where_references_are_required():
