@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import Ridge
+from sklearn.metrics import ndcg_score as sklearn_ndcg_score
 
 from sklearn_rankmetrics import (
     GroupedRanker,
@@ -52,6 +53,11 @@ def test_negative_small_integer_ids_do_not_merge_queries():
     narrow = np.repeat(np.array([-100, 100], dtype=np.int8), [10, 40])
     expected = ndcg_score(y_true, y_score, qid=narrow.astype(np.int64))
     assert ndcg_score(y_true, y_score, qid=narrow) == expected
+    # 0.7157661873983168: scikit-learn's ndcg_score (linear gain, ties averaged, no cutoff) of each of the two
+    # queries (rows 0-9 and 10-49), averaged.
+    queries = [slice(0, 10), slice(10, 50)]
+    reference = np.mean([sklearn_ndcg_score([y_true[q]], [y_score[q]]) for q in queries])
+    assert expected == pytest.approx(reference, rel=1e-12)
     assert expected == pytest.approx(0.7157661873983168, rel=1e-12)
 
 

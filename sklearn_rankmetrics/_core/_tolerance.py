@@ -14,9 +14,15 @@ holds everywhere and rounding never decides.
 The rule: two values are equal when they differ by at most
 ``TIE_ULPS * eps * scale`` (``eps = 2**-52``), about ``5.7e-14 * scale``,
 where the scale is the largest magnitude among the values compared together
-(all systems' values of one metric). Genuine differences between metric
-values are many orders of magnitude larger (one swap of two documents at ranks
-1,000 and 1,001 changes DCG by about 1e-5 of its value).
+(all systems' values of one metric; for a paired difference on a query, the
+two values of that query). Genuine differences between metric values are many
+orders of magnitude larger (one swap of two documents at ranks 1,000 and 1,001
+changes DCG by about 1e-5 of its value).
+
+A sum of n values carries more rounding than the values themselves:
+:func:`sum_tolerance` bounds it, for the statistics that compare sums (the
+sign flips of the randomization test, the permuted means of the randomised
+Tukey HSD, the bootstrap's moments, a mean difference of 0).
 """
 
 import numpy as np
@@ -36,11 +42,24 @@ def rounding_tolerance(scale):
     return TIE_ULPS * EPSILON * np.abs(np.asarray(scale, dtype=np.float64))
 
 
-def values_scale(values):
-    """The scale of an array of values: its largest finite magnitude (0.0 for none)."""
-    values = np.asarray(values, dtype=np.float64)
-    finite = np.abs(values[np.isfinite(values)])
-    return float(finite.max()) if finite.size else 0.0
+def values_scale(values, axis=None):
+    """The scale of an array of values: its largest finite magnitude (0.0 for none), along ``axis`` if given."""
+    values = np.abs(np.asarray(values, dtype=np.float64))
+    largest = np.max(np.where(np.isfinite(values), values, 0.0), axis=axis, initial=0.0)
+    return float(largest) if axis is None else largest
+
+
+def sum_tolerance(n_terms, magnitude):
+    """How far apart two float sums of ``n_terms`` terms may fall when their exact values are equal.
+
+    ``magnitude`` is the sum of the terms' absolute values. A float sum of n
+    terms is off by at most ``n * eps / 2 * magnitude`` whatever the order of
+    summation; a sign-flipped or reweighted sum (a matrix product) by about
+    three times that: ``4 * n * eps * magnitude`` covers two such sums. A
+    bound relative to the sum itself would not: when the exact sum is 0, the
+    float one is rounding noise.
+    """
+    return 4 * n_terms * EPSILON * np.asarray(magnitude, dtype=np.float64)
 
 
 def equal_up_to_rounding(a, b, *, scale=None):
@@ -70,7 +89,7 @@ def equal_up_to_rounding(a, b, *, scale=None):
 
 
 def round_ties(values, *, scale=None):
-    """A copy of ``values`` where values equal up to rounding are made exactly equal.
+    """A copy of ``values`` where values equal up to rounding are made exactly equal, along the last axis.
 
     The values are sorted; a gap between neighbours of at most the tolerance
     (:func:`rounding_tolerance` of ``scale``, by default the largest finite
@@ -80,28 +99,50 @@ def round_ties(values, *, scale=None):
 
     Parameters
     ----------
-    values : array-like of float, 1-D
-    scale : float, default=None
+    values : array-like of float
+        1-D, or rows of values (each row on its own).
+    scale : float or array-like, default=None
+        Broadcast to ``values``: one scale for all, one per row (shape
+        ``(..., 1)``) or one per value, where two neighbours join when their
+        gap is within both their tolerances.
 
     Returns
     -------
     rounded : ndarray of float64
     """
     values = np.array(values, dtype=np.float64)  # a copy: the input is never modified
-    if values.size < 2:
+    if values.shape[-1:] in ((), (0,), (1,)):
         return values
-    tolerance = rounding_tolerance(values_scale(values) if scale is None else scale)
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
+    scale = values_scale(values) if scale is None else scale
+    tolerance = np.broadcast_to(rounding_tolerance(scale), values.shape)
+    order = np.argsort(values, axis=-1, kind="stable")  # NaN last
+    ordered = np.take_along_axis(values, order, axis=-1)
+    tolerance = np.take_along_axis(tolerance, order, axis=-1)
+    starts = np.ones(ordered.shape, dtype=bool)
     with np.errstate(invalid="ignore"):
-        starts = np.concatenate(([True], ~(np.diff(ordered) <= tolerance)))
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(ordered)), 0))
-    values[order] = ordered[first]
+        starts[..., 1:] = ~(np.diff(ordered, axis=-1) <= np.minimum(tolerance[..., 1:], tolerance[..., :-1]))
+    positions = np.broadcast_to(np.arange(ordered.shape[-1]), ordered.shape)
+    first = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
+    np.put_along_axis(values, order, np.take_along_axis(ordered, first, axis=-1), axis=-1)
     return values
 
 
 def without_rounding(differences, *, scale):
-    """A copy of ``differences`` (of values of magnitude up to ``scale``) with the rounding ones made exactly 0."""
+    """A copy of ``differences`` (of values of magnitude up to ``scale``) without the differences of rounding.
+
+    Along the last axis, magnitudes equal up to rounding become equal
+    (:func:`round_ties` of the magnitudes: each takes its block's smallest)
+    and those of a block that reaches 0 within the tolerance become 0; signs
+    are kept. So paired differences of 0 up to rounding are 0 (ties), equal
+    ones are equal (the same on every query: no spread; ranked as ties by
+    the Wilcoxon test) and opposite ones cancel exactly. ``scale``
+    broadcasts as in :func:`round_ties`: each paired difference may take the
+    scale of its own query's two values. NaN stays NaN.
+    """
     differences = np.array(differences, dtype=np.float64)
-    differences[np.abs(differences) <= rounding_tolerance(scale)] = 0.0
-    return differences
+    if differences.size == 0:
+        return differences
+    magnitudes = round_ties(np.abs(differences), scale=scale)
+    with np.errstate(invalid="ignore"):
+        magnitudes[magnitudes <= rounding_tolerance(np.broadcast_to(scale, magnitudes.shape))] = 0.0
+    return np.where(magnitudes == 0, 0.0, np.copysign(magnitudes, differences))

@@ -11,12 +11,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core._resampling import bootstrap_means, check_resampling, resample_blocks
+from .._core._resampling import Resamples, bootstrap_means, check_resampling
 from .._core._tolerance import rounding_tolerance, values_scale
 from .._core._validation import check_integer, check_option, check_real, plain
 from ..stats._anova import tukey_columns
 from ..stats._comparison_report import import_pandas
-from ..stats._paired_tests import bootstrap_t_columns, paired_pvalues, warn_if_powerless
+from ..stats._paired_tests import (
+    bootstrap_t_columns,
+    mean_difference,
+    pair_differences,
+    paired_pvalues,
+    warn_if_constant,
+    warn_if_powerless,
+)
 from ._inputs import per_query_scores
 
 TESTS = ("bootstrap", "randomized-tukey-hsd", "randomization", "t-test", "tukey-hsd", "wilcoxon")
@@ -184,20 +191,25 @@ def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=10
     n_resamples, _, rng = check_resampling(n_resamples, 0.95, random_state)
     names, matrix = per_query_scores(scores, "scores", metric=metric)
     first, second, pairs = system_pairs(names)
-    differences = matrix[:, second] - matrix[:, first]
-    warn_if_powerless(differences, test, alpha, [metric or "scores"], pairs, n_resamples, len(names))
+    # Equal up to rounding is equal, as in compare_rankings: queries x pairs.
+    differences = pair_differences(matrix[:, second].T, matrix[:, first].T).T
+    warn_if_powerless(len(matrix), test, alpha, [metric or "scores"], n_resamples, len(names))
     if test in ("tukey-hsd", "randomized-tukey-hsd"):
         values = {"scores": dict(zip(names, matrix.T, strict=True))}
         pvalues = tukey_columns(values, pairs, test, n_resamples, 0.95, rng)["pvalue"]
+    elif test == "bootstrap":
+        warn_if_constant(differences, metric or "scores", pairs)
+        moments = bootstrap_means(bootstrap_t_columns(differences), Resamples(n_resamples, rng))
+        pvalues = paired_pvalues(differences, test, moments=moments)
     else:
-        moments = bootstrap_means(bootstrap_t_columns(differences), n_resamples, rng) if test == "bootstrap" else None
-        pvalues = np.asarray(paired_pvalues(differences, test, n_resamples, rng, moments))
+        sampled = test == "randomization" and 2 ** len(matrix) > n_resamples
+        pvalues = paired_pvalues(differences, test, flips=Resamples(n_resamples, rng) if sampled else None)
     pvalues = np.asarray(pvalues, dtype=np.float64)
     return DiscriminativePower(
         power=float((pvalues < alpha).mean()),
         pairs=pairs,
         pvalues=pvalues,
-        deltas=differences.mean(axis=0),
+        deltas=mean_difference(differences.T),
         alpha=alpha,
         test=test,
         n_queries=len(matrix),
@@ -366,7 +378,7 @@ def swap_rate(scores, *, subset_size=None, n_trials=1000, bin_width=0.01, random
             swapped = np.bincount(bins, weights=(d1 * d2 < 0).ravel(), minlength=n_bins)
             return np.stack([counted, swapped])[None]
 
-        totals = resample_blocks(n_trials, rng, block).sum(axis=0)
+        totals = Resamples(n_trials, rng).concatenate(block).sum(axis=0)
         comparisons[s], swaps[s] = totals
     return SwapRate(
         subset_sizes=sizes,

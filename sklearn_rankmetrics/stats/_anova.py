@@ -5,7 +5,10 @@ systems. The two-way ANOVA without replication splits its variation into a
 system effect, a query effect and a residual (the system x query
 interaction); the residual mean square is the noise every pairwise
 difference of means is measured against, with (k - 1)(n - 1) degrees of
-freedom.
+freedom. Effects and residuals equal to 0 up to rounding (the tolerance of
+the values, :mod:`~sklearn_rankmetrics._core._tolerance`) are 0: systems that
+differ only by rounding have no system effect, and systems that differ by
+the same amount on every query leave no residual.
 """
 
 import itertools
@@ -15,11 +18,12 @@ import numpy as np
 from scipy import integrate, stats
 
 from .._core._parallel import map_in_threads
-from .._core._resampling import BLOCK, resample_blocks
+from .._core._resampling import BLOCK, Resamples
+from .._core._tolerance import rounding_tolerance, sum_tolerance, values_scale, without_rounding
 from .._core._validation import plain
 from .._core._warnings import warn
 from ._comparison_report import defined_values, import_pandas, metric_name
-from ._paired_tests import exact_permutations
+from ._paired_tests import exact_permutations, mean_difference, pair_differences
 
 TUKEY_TESTS = ("tukey-hsd", "randomized-tukey-hsd")
 # The numbers a block of the randomised Tukey HSD holds at a time: resamples x queries x systems.
@@ -30,6 +34,7 @@ def residual_mean_square(matrix):
     """The residual mean square of the two-way ANOVA without replication of an (n, k) matrix, and its df."""
     n, k = matrix.shape
     residuals = matrix - matrix.mean(axis=0) - matrix.mean(axis=1, keepdims=True) + matrix.mean()
+    residuals = without_rounding(residuals.ravel(), scale=values_scale(matrix))
     df = (n - 1) * (k - 1)
     return (float((residuals**2).sum() / df) if df else np.nan), df
 
@@ -62,16 +67,17 @@ def anova_table(values, runs=None):
     system_means = cube.mean(axis=(0, 2))
     query_means = cube.mean(axis=(1, 2))
     run_means = cube.mean(axis=0)  # systems x runs
-    sums = {
-        "system": n * r * ((system_means - grand) ** 2).sum(),
-        "query": k * r * ((query_means - grand) ** 2).sum(),
-    }
+
+    def squares(effects):  # the sum of squares of effects, those equal to 0 up to rounding left out
+        return (without_rounding(np.ravel(effects), scale=values_scale(cube)) ** 2).sum()
+
+    sums = {"system": n * r * squares(system_means - grand), "query": k * r * squares(query_means - grand)}
     df = {"system": k - 1, "query": n - 1}
     if r > 1:
-        sums["run"] = n * ((run_means - system_means[:, None]) ** 2).sum()
+        sums["run"] = n * squares(run_means - system_means[:, None])
         df["run"] = k * (r - 1)
     residuals = cube - run_means[None] - query_means[:, None, None] + grand
-    sums["residual"], df["residual"] = (residuals**2).sum(), (k * r - 1) * (n - 1)
+    sums["residual"], df["residual"] = squares(residuals), (k * r - 1) * (n - 1)
     table = {}
     for name in sums:
         mean_sq = sums[name] / df[name] if df[name] else np.nan
@@ -112,54 +118,132 @@ def tukey_columns(values, pairs, test, n_resamples, confidence_level, rng):
     ``values[metric][system]`` holds the per-query values; the k systems are
     all those of ``values``, whichever ``pairs`` are reported. Returns the
     arrays ``pvalue``, ``delta_ci_low``, ``delta_ci_high`` and
-    ``effect_size``, one value per (metric, pair) column, metric by metric.
-    The randomised test enumerates every permutation when all (k!) ** n of
-    them fit in ``n_resamples`` (:func:`enumerated_ranges`), and samples
-    ``n_resamples`` of them otherwise (:func:`randomized_ranges`).
+    ``effect_size``, one value per (metric, pair) column, metric by metric:
+    :class:`TukeyNull` of the metrics, then its :meth:`TukeyNull.pairs`.
     """
-    metrics, names = list(values), list(next(iter(values.values())))
-    cube = np.stack([np.column_stack([values[metric][name] for name in names]) for metric in metrics])  # m, n, k
-    n, k = cube.shape[1:]
-    index = {name: i for i, name in enumerate(names)}
-    first = np.array([index[a] for a, _ in pairs], dtype=np.intp)
-    second = np.array([index[b] for _, b in pairs], dtype=np.intp)
-    means = cube.mean(axis=1)  # m, k
-    deltas = means[:, second] - means[:, first]  # m, pairs
-    variances = np.array([residual_mean_square(matrix)[0] for matrix in cube])  # m
-    # A residual of rounding errors alone (each system a constant shift of the others) is no residual.
-    variances[variances <= 1e-24 * (cube**2).mean(axis=(1, 2))] = 0.0
-    df = (n - 1) * (k - 1)
-    spread = np.sqrt(variances)[:, None]  # nan on one query: no residual at all
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # delta / sqrt(MSE), as effect_size: nan without a residual (one query), ±inf where the residual is 0.
-        effect = np.where(spread > 0, deltas / spread, np.sign(deltas) * np.where(np.isnan(spread), np.nan, np.inf))
-        statistic = np.abs(deltas) / (spread / np.sqrt(n))
-    if test == "tukey-hsd":
-        pvalues = studentized_range_sf(np.where(deltas == 0, 0.0, statistic), k, max(df, 1))
-        margin = stats.studentized_range.ppf(confidence_level, k, max(df, 1)) * np.sqrt(variances / n)[:, None]
-        warn_if_no_residual(variances, deltas, metrics, n)
-    else:
-        exact = exact_permutations(n, k, n_resamples)
-        ranges = enumerated_ranges(cube) if exact else randomized_ranges(cube, n_resamples, rng)  # resamples, m
-        tolerance = 4 * n * np.finfo(np.float64).eps * np.abs(cube).mean(axis=1).max(axis=1)  # rounding of means
-        count = (ranges[:, :, None] >= np.abs(deltas)[None] - tolerance[None, :, None]).sum(axis=0)
-        # Enumerated, the observed permutation is among the ranges; sampled, it is added to them.
-        pvalues = count / len(ranges) if exact else (1 + count) / (1 + n_resamples)
-        margin = np.broadcast_to(np.quantile(ranges, confidence_level, axis=0)[:, None], deltas.shape)
-    if n < 2:  # no residual to measure a difference against: every p-value is 1 (compare_rankings warns)
-        pvalues, margin = np.ones_like(deltas), np.full_like(deltas, np.nan)
-    pvalues = np.where(deltas == 0, 1.0, pvalues)
-    return {
-        "pvalue": pvalues.ravel(),
-        "delta_ci_low": (deltas - margin).ravel(),
-        "delta_ci_high": (deltas + margin).ravel(),
-        "effect_size": np.where(deltas == 0, 0.0, effect).ravel(),  # no difference: no effect, as d_z
-    }
+    names = list(next(iter(values.values())))
+    null = TukeyNull(
+        [np.column_stack([values[metric][name] for name in names]) for metric in values],
+        test,
+        n_resamples,
+        confidence_level,
+        rng,
+        list(values),
+    )
+    first, second = ([names.index(pair[side]) for pair in pairs] for side in (0, 1))
+    columns = [
+        null.pairs(m, mean_difference(pair_differences(matrix[:, second].T, matrix[:, first].T)))
+        for m, matrix in enumerate(null.cube)
+    ]
+    return {key: np.concatenate([column[key] for column in columns]) for key in columns[0]}
 
 
-def warn_if_no_residual(variances, deltas, metrics, n):
+class TukeyNull:
+    """What every pair of a Tukey test needs, metric by metric: the residual, and the critical range.
+
+    Parameters
+    ----------
+    matrices : list of ndarray of shape (n_queries, n_systems)
+        Each metric's per-query values of all the k systems.
+    test : {"tukey-hsd", "randomized-tukey-hsd"}
+    n_resamples, confidence_level, rng
+        As for :func:`compare_rankings`.
+    metrics : list of str
+        The metrics' names, for the warning of a residual of 0.
+
+    Notes
+    -----
+    ``"tukey-hsd"``: the critical range is the ``confidence_level`` quantile
+    of the studentized range times :math:`\\sqrt{MSE / n}`. The randomised
+    test refers each pair's :math:`|\\delta|` to the ranges of the permuted
+    means (every permutation when they fit in ``n_resamples``), shifted up
+    by the rounding of means (:func:`range_tolerance`): the p-value counts
+    the shifted ranges that reach :math:`|\\delta|`, and the critical range
+    is the order statistic of the shifted ranges at which that count makes
+    the p-value reach ``1 - confidence_level``. So the interval
+    :math:`\\delta \\pm c` excludes 0 exactly when p < 1 - confidence_level,
+    by construction: no quantile is interpolated between two ranges of a
+    discrete distribution.
+    """
+
+    def __init__(self, matrices, test, n_resamples, confidence_level, rng, metrics):
+        self.cube = cube = np.stack(matrices)  # metrics, queries, systems
+        n_metrics, n, k = cube.shape
+        self.n, self.k = n, k
+        self.test = test
+        self.variances = np.array([residual_mean_square(matrix)[0] for matrix in cube])
+        df = max((n - 1) * (k - 1), 1)
+        if test == "tukey-hsd":
+            self.critical = stats.studentized_range.ppf(confidence_level, k, df) * np.sqrt(self.variances / n)
+            self.df = df
+            means = cube.mean(axis=1)
+            effects = without_rounding(
+                means - means.mean(axis=1, keepdims=True), scale=values_scale(cube, axis=(1, 2))[:, None]
+            )
+            warn_if_no_residual(self.variances, effects.any(axis=1), metrics, n)
+        else:
+            exact = exact_permutations(n, k, n_resamples)
+            ranges = enumerated_ranges(cube) if exact else randomized_ranges(cube, n_resamples, rng)  # resamples, m
+            # Enumerated, the observed permutation is among the ranges; sampled, it is added to them.
+            self.extra, self.total = (0, len(ranges)) if exact else (1, n_resamples + 1)
+            self.shifted = np.sort(ranges + range_tolerance(cube), axis=0)
+            self.critical = np.array([self.critical_range(m, 1 - confidence_level) for m in range(n_metrics)])
+
+    def critical_range(self, m, level):
+        """The shifted range c of metric m above which a difference has p < ``level``: p < level iff |delta| > c."""
+        # The largest count of shifted ranges reaching |delta| that still gives p < level (as the float division).
+        count = int(np.ceil(level * self.total)) - self.extra
+        while count >= 0 and (self.extra + count) / self.total >= level:
+            count -= 1
+        while (self.extra + count + 1) / self.total < level:
+            count += 1
+        if count < 0:
+            return np.inf  # no difference reaches p < level: no interval excludes 0
+        # At most `count` shifted ranges reach |delta| exactly when the (count + 1)-th largest is below it.
+        return float(self.shifted[len(self.shifted) - count - 1, m])
+
+    def pairs(self, m, deltas):
+        """The p-values, interval ends and effect sizes of pairs of metric m, from their mean differences.
+
+        ``deltas``: the mean of each pair's :func:`pair_differences`, 0 where
+        the systems are equal up to rounding.
+        """
+        spread = np.sqrt(self.variances[m])  # nan on one query: no residual at all
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # delta / sqrt(MSE), as effect_size: nan without a residual (one query), ±inf where the residual is 0.
+            effect = deltas / spread if spread > 0 else np.sign(deltas) * (np.nan if np.isnan(spread) else np.inf)
+            statistic = np.abs(deltas) / (spread / np.sqrt(self.n))
+        if self.test == "tukey-hsd":
+            pvalues = studentized_range_sf(np.where(deltas == 0, 0.0, statistic), self.k, self.df)
+        else:
+            reaching = len(self.shifted) - np.searchsorted(self.shifted[:, m], np.abs(deltas), side="left")
+            pvalues = (self.extra + reaching) / self.total
+        margin = np.full_like(deltas, self.critical[m])
+        if self.n < 2:  # no residual to measure a difference against: every p-value is 1 (compare_rankings warns)
+            pvalues, margin = np.ones_like(deltas), np.full_like(deltas, np.nan)
+        return {
+            "pvalue": np.where(deltas == 0, 1.0, pvalues),
+            "delta_ci_low": deltas - margin,
+            "delta_ci_high": deltas + margin,
+            "effect_size": np.where(deltas == 0, 0.0, effect),  # no difference: no effect, as d_z
+        }
+
+
+def range_tolerance(cube):
+    """The rounding of a range of permuted means against a pair's mean difference, per metric of ``cube``.
+
+    A permuted system's mean sums n values, at most the largest of each
+    query's in magnitude (:func:`sum_tolerance` of those, over n); the
+    pair's differences are the values' own, equal up to their tolerance.
+    """
+    n = cube.shape[1]
+    largest = np.abs(cube).max(axis=2).sum(axis=1)
+    return sum_tolerance(n, largest) / max(n, 1) + rounding_tolerance(values_scale(cube, axis=(1, 2)))
+
+
+def warn_if_no_residual(variances, differs, metrics, n):
     """Warn where a metric's residual variance is 0: its studentized ranges are infinite, its p-values 0."""
-    for m in np.flatnonzero((variances == 0) & (deltas != 0).any(axis=1) & (n > 1)):
+    for m in np.flatnonzero((variances == 0) & differs & (n > 1)):
         warn(
             f"The residual variance of {plain(metrics[m])!r} is 0: every system differs from every other by the "
             "same amount on every query, so every studentized range is infinite and every p-value of a difference "
@@ -188,7 +272,7 @@ def randomized_ranges(cube, n_resamples, rng):
             add_permuted(sums, cube, order, start)
         return permuted_range(sums / n)
 
-    return resample_blocks(n_resamples, rng, block)
+    return Resamples(n_resamples, rng).concatenate(block)
 
 
 def enumerated_ranges(cube):

@@ -11,23 +11,21 @@ import itertools
 
 import numpy as np
 
-from .._core._resampling import bootstrap_means, check_resampling
+from .._core._resampling import check_resampling
 from .._core._validation import check_option, plain
 from .._core._warnings import warn
 from ..registry._names import metric_info
 from ..registry._report import ranking_report
-from ._anova import TUKEY_TESTS, tukey_columns
+from ._anova import TUKEY_TESTS
 from ._caveats import warn_if_negligible, warn_if_wilcoxon_at_scale
-from ._comparison import COLUMNS, RankingComparison
+from ._comparison import RankingComparison
 from ._multiplicity import adjust, adjust_maxt
-from ._paired_tests import bootstrap_t_columns, effect_size, paired_pvalues, warn_if_powerless
+from ._pair_rows import group_rows
 from ._power import check_alpha
 from ._runs import average_runs, run_spread, split_runs, warn_if_runs_disagree
 
 TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap", *TUKEY_TESTS)
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "maxT", None)
-# A system's row before (or without) a comparison with a baseline.
-EMPTY_ROW = {**dict.fromkeys(COLUMNS, np.nan), "baseline": None, **dict.fromkeys(("wins", "ties", "losses"))}
 # Options of compare_rankings that reach ranking_report.
 REPORT_OPTIONS = ("ties", "zero_division")
 
@@ -93,8 +91,10 @@ def compare_rankings(
     alpha : float, default=0.05
         A difference is marked significant (in the printed table, the paper
         tables and the warnings) when its adjusted p-value is below it.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the resampling; an int makes results reproducible.
+    random_state : int, numpy Generator, RandomState instance or None, default=None
+        Seeds the resampling; an int (or a new ``np.random.default_rng(seed)``)
+        makes results reproducible. One number is drawn from a Generator or
+        RandomState passed, so passing the same one again gives new resamples.
     **options : dict
         ``ties`` and ``zero_division``, as for :func:`ranking_report`.
         Queries undefined for a metric (``zero_division=np.nan``) are left
@@ -194,8 +194,11 @@ def compare_rankings(
     |\\delta|\\}) / (1 + B)`, or, when the :math:`(k!)^n` permutations fit
     in ``n_resamples``, the share of all of them as extreme (enumerated, as
     the randomization test enumerates its sign flips: with two systems the
-    two tests are then equal); its intervals are :math:`\\delta \\pm` the
-    ``confidence_level`` quantile of that range. Both report Sakai's effect
+    two tests are then equal); its intervals are :math:`\\delta \\pm c`, where
+    the critical range c is the permuted range (an order statistic, never a
+    quantile interpolated between two of them) beyond which a difference's
+    p-value falls below ``1 - confidence_level``: the interval excludes 0
+    exactly when p < 1 - confidence_level. Both report Sakai's effect
     size :math:`\\delta / \\sqrt{MSE}` (as :math:`d_z`: 0 for no
     difference, nan on one query, :math:`\\pm\\infty` where MSE is 0). With
     two systems, Tukey's HSD is the paired t-test (:math:`q = \\sqrt 2\\,
@@ -232,6 +235,24 @@ def compare_rankings(
     defined on the same queries); every adjusted p-value lies between its
     raw p-value and Holm's (so Bonferroni's) adjustment. Memory: two
     ``n_resamples x n_tests`` arrays.
+
+    Values equal up to rounding are equal. Two rankings that differ only in
+    the order of documents of equal label have equal metrics, which floats
+    (tie-averaged against tie-free sums) leave a few units in the last place
+    apart. A pair's difference on a query within 256 ulps of the query's
+    scale (the larger of its two values: about ``5.7e-14`` for values near
+    1) of 0 is 0, and differences as close to each other are equal; a mean
+    difference whose sum is 0 up to its rounding is 0. So such systems tie on
+    every query, their delta, effect size and interval are 0 and every
+    p-value is 1, differences equal up to rounding are ties of the Wilcoxon
+    test, and a difference equal on every query up to rounding has no spread.
+    ANOVA's effects and residual, Tukey's residual and the tables' best mean
+    follow the same rule (``sklearn_rankmetrics._core._tolerance``).
+
+    Many systems: the pairs are computed in blocks of at most 2**21 resampled
+    numbers, from the systems' resampled means (``n_resamples x n_systems``),
+    so memory grows with the systems, not with their pairs, and the results
+    do not depend on the blocks.
 
     References
     ----------
@@ -424,93 +445,3 @@ def check_systems(y_scores, baseline):
             f"baseline={plain(baseline)!r} is not a system of y_scores; the systems are {plain(list(systems))}."
         )
     return systems
-
-
-def group_rows(values, pairs, test, n_resamples, confidence_level, alpha, rng, *, compute_pvalues=True):
-    """The rows of metrics on the same queries: each system's mean and interval, then each pair's comparison.
-
-    ``values[metric][system]`` holds the per-query values. Every interval and
-    test of the group comes from the same resamples, as matrix products.
-    ``compute_pvalues=False`` leaves the p-values nan, for a correction that
-    computes them with its own (maxT).
-    """
-    metrics, names = list(values), list(next(iter(values.values())))
-    columns = np.column_stack([values[metric][name] for metric in metrics for name in names])
-    n_queries, n_systems = columns.shape
-    # Each difference column is system b minus system a of the same metric: a matrix of +1 and -1.
-    contrast = np.zeros((n_systems, len(metrics) * len(pairs)))
-    for m, (j, (a, b)) in itertools.product(range(len(metrics)), enumerate(pairs)):
-        contrast[m * len(names) + names.index(b), m * len(pairs) + j] = 1.0
-        contrast[m * len(names) + names.index(a), m * len(pairs) + j] = -1.0
-    differences = columns @ contrast
-    if n_queries:
-        low, high, pvalues, effects = group_statistics(
-            values, columns, contrast, differences, pairs, test, n_resamples, confidence_level, rng, compute_pvalues
-        )
-        warn_if_powerless(differences, test, alpha, metrics, pairs, n_resamples, len(names))
-    else:  # nothing to compare (compare_rankings warns): no mean, no interval, and no evidence of a difference
-        low = high = np.full(n_systems + differences.shape[1], np.nan)
-        pvalues, effects = [1.0 if compute_pvalues else np.nan] * differences.shape[1], [np.nan] * differences.shape[1]
-    rows = []
-    for m, metric in enumerate(metrics):
-        summary = {
-            name: {
-                "system": name,
-                "metric": metric,
-                "mean": float(values[metric][name].mean()) if n_queries else np.nan,
-                "ci_low": float(low[m * len(names) + i]),
-                "ci_high": float(high[m * len(names) + i]),
-                "n_queries": n_queries,
-            }
-            for i, name in enumerate(names)
-        }
-        compared = {b for _, b in pairs}
-        rows += [{**EMPTY_ROW, **summary[name]} for name in names if name not in compared]
-        for j, (a, b) in enumerate(pairs):
-            column = m * len(pairs) + j
-            d = differences[:, column]
-            rows.append(
-                {
-                    **EMPTY_ROW,
-                    **summary[b],
-                    "baseline": a,
-                    "delta": float(d.mean()) if n_queries else np.nan,
-                    "delta_ci_low": float(low[n_systems + column]),
-                    "delta_ci_high": float(high[n_systems + column]),
-                    "pvalue": pvalues[column],
-                    "effect_size": effects[column],
-                    "wins": int(np.sum(d > 0)),
-                    "ties": int(np.sum(d == 0)),
-                    "losses": int(np.sum(d < 0)),
-                }
-            )
-    return rows
-
-
-def group_statistics(
-    values, columns, contrast, differences, pairs, test, n_resamples, confidence_level, rng, compute_pvalues
-):
-    """The intervals of the means and differences of a group of metrics, its p-values and effect sizes.
-
-    Returns ``low`` and ``high`` (the systems' columns, then the
-    differences'), and the p-values and effect sizes of the differences.
-    """
-    n_systems = columns.shape[1]
-    # One set of bootstrap resamples: the means of the systems (and so of their differences) and, for the
-    # bootstrap-t test, the moments of the differences it studentizes by.
-    moments = [bootstrap_t_columns(differences)] if test == "bootstrap" else []
-    resampled = bootstrap_means(np.column_stack([columns, *moments]), n_resamples, rng)
-    moments = resampled[:, n_systems:]
-    resampled = np.column_stack([resampled[:, :n_systems], resampled[:, :n_systems] @ contrast])
-    tail = (1 - confidence_level) / 2
-    low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
-    if test in TUKEY_TESTS:  # a test of all the systems at once, with its own (simultaneous) intervals
-        tukey = tukey_columns(values, pairs, test, n_resamples, confidence_level, rng)
-        low[n_systems:], high[n_systems:] = tukey["delta_ci_low"], tukey["delta_ci_high"]
-        return low, high, tukey["pvalue"].tolist(), tukey["effect_size"].tolist()
-    pvalues = (
-        paired_pvalues(differences, test, n_resamples, rng, moments)
-        if compute_pvalues
-        else [np.nan] * differences.shape[1]
-    )
-    return low, high, pvalues, [effect_size(d) for d in differences.T]

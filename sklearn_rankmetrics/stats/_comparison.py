@@ -226,7 +226,11 @@ class RankingComparison:
         One row per system, one column per metric. Each system gets a
         letter; a mean carries as superscripts the letters of the systems it
         is significantly better than (adjusted p below ``alpha``), as ranx's
-        tables do. The best mean of each metric is bold.
+        tables do. The best mean of each metric is bold, and so is every mean
+        equal to it up to rounding (within 256 ulps of the metric's values:
+        two systems that differ only in the order of tied documents). Names
+        are escaped for GitHub's Markdown: ``\\ ` * _ { } [ ] < > | & ~ $ : #``,
+        and ``@`` but in a metric's cutoff (``ndcg@10``).
 
         Parameters
         ----------
@@ -264,6 +268,9 @@ class RankingComparison:
 
     def to_latex(self, *, ci=True, effect_sizes=False, digits=4):
         """A LaTeX table (``tabular``, booktabs rules) for a paper: the layout of :meth:`to_markdown`.
+
+        The best mean of each metric is bold, with every mean equal to it up
+        to rounding, as in :meth:`to_markdown`.
 
         Parameters
         ----------

@@ -12,6 +12,7 @@ import string
 
 import numpy as np
 
+from .._core._tolerance import equal_up_to_rounding, values_scale
 from .._core._validation import check_flag, check_integer, plain
 
 FORMAT = "sklearn_rankmetrics.RankingComparison"
@@ -90,11 +91,12 @@ def level_text(alpha):
     return repr(float(alpha))
 
 
-def queries_text(comparison):
+def queries_text(comparison, name=str):
     """The queries compared, in words: "30 queries", "7 of 10 queries (...)", or per metric where they differ.
 
     A metric leaves out the queries that some system does not define
     (``zero_division=np.nan``); each row holds how many it compared.
+    ``name`` writes a metric's name (escaped for a Markdown table).
     """
     metrics, _, summary = layout(comparison)
     counts = {metric: row.get("n_queries", comparison.n_queries) for (_, metric), row in summary.items()}
@@ -103,7 +105,7 @@ def queries_text(comparison):
     if len(distinct) == 1:
         text = str(*distinct)
     else:
-        text = ", ".join(f"{counts[metric]} ({metric})" for metric in metrics)
+        text = ", ".join(f"{counts[metric]} ({name(metric)})" for metric in metrics)
     if distinct == {total}:
         return f"{text} quer{'y' if total == 1 else 'ies'}"
     return f"{text} of {total} queries ({'none' if distinct == {0} else 'those'} defined for every system)"
@@ -191,6 +193,7 @@ def paper_table(comparison, *, ci, effect_sizes, digits):
         winner, loser = (row["system"], row["baseline"]) if row["delta"] > 0 else (row["baseline"], row["system"])
         beaten.setdefault((winner, row["metric"]), []).append((systems.index(loser), abs(row["effect_size"])))
     best = {metric: max(summary[(system, metric)]["mean"] for system in systems) for metric in metrics}
+    scale = {metric: metric_scale(comparison, metric, summary, systems) for metric in metrics}
     cells = {}
     for system in systems:
         for metric in metrics:
@@ -200,17 +203,24 @@ def paper_table(comparison, *, ci, effect_sizes, digits):
             cells[(system, metric)] = {
                 "mean": f"{row['mean']:.{digits}f}",
                 "ci": f"[{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}]" if ci else "",
-                "best": row["mean"] == best[metric],
+                "best": bool(equal_up_to_rounding(row["mean"], best[metric], scale=scale[metric])),
                 "marks": marks,
             }
     return metrics, systems, label, cells
 
 
-def legend(comparison, *, ci, effect_sizes):
-    """The sentence under a paper table that says what its marks mean."""
+def metric_scale(comparison, metric, summary, systems):
+    """The scale of a metric's means for equality up to rounding: of its per-query values and the means."""
+    values = [np.ravel(values) for values in comparison.per_query.get(metric, {}).values()]
+    means = [summary[(system, metric)]["mean"] for system in systems]
+    return values_scale(np.concatenate([*values, means]))
+
+
+def legend(comparison, *, ci, effect_sizes, name=str):
+    """The sentence under a paper table that says what its marks mean (``name`` writes a metric's name)."""
     text = (
         f"Superscripts: significantly better than the system of that letter, adjusted p < "
-        f"{level_text(comparison.alpha)} ({family_text(comparison)}; {queries_text(comparison)})."
+        f"{level_text(comparison.alpha)} ({family_text(comparison)}; {queries_text(comparison, name)})."
     )
     if effect_sizes:
         tukey = comparison.test.endswith("tukey-hsd")
@@ -238,7 +248,8 @@ def to_markdown(comparison, *, ci=True, effect_sizes=False, digits=4):
             text += f"<sup>{marks_text(cell['marks'], infinity='∞')}</sup>" if cell["marks"] else ""
             parts.append(text)
         lines.append(f"| ({label[system]}) {escape_markdown(str(system))} | " + " | ".join(parts) + " |")
-    return "\n".join([*lines, "", legend(comparison, ci=ci, effect_sizes=effect_sizes)]) + "\n"
+    note = legend(comparison, ci=ci, effect_sizes=effect_sizes, name=lambda metric: escape_markdown(str(metric)))
+    return "\n".join([*lines, "", note]) + "\n"
 
 
 def marks_text(marks, *, infinity):
@@ -250,14 +261,18 @@ def marks_text(marks, *, infinity):
 
 
 # Markdown's characters that a name must not bring into a table: a backslash first (it escapes the others),
-# emphasis, code, HTML, links, the cell separator, entities and strike-through.
-MARKDOWN_SPECIAL = "\\`*_{}[]<>|&~"
+# emphasis, code, HTML, links, the cell separator, entities, strike-through, and GitHub's own: math ($), emoji
+# shortcodes and URL schemes (:), issue references (#).
+MARKDOWN_SPECIAL = "\\`*_{}[]<>|&~$:#"
+# An @ starts a mention or an e-mail address on GitHub, but not the cutoff of a metric name (ndcg@10).
+MENTION = re.compile(r"@(?!\d+(?![\w.]))")
 LINE_BREAKS = re.compile(r"[\r\n]+")
 
 
 def escape_markdown(text):
-    """A name as literal Markdown in a table cell: its special characters escaped, its line breaks as spaces."""
-    return "".join("\\" + character if character in MARKDOWN_SPECIAL else character for character in one_line(text))
+    """A name as literal Markdown in a GitHub table cell: its special characters escaped, line breaks as spaces."""
+    escaped = "".join("\\" + character if character in MARKDOWN_SPECIAL else character for character in one_line(text))
+    return MENTION.sub(r"\\@", escaped)
 
 
 def one_line(text):

@@ -10,7 +10,8 @@ Bonferroni and Holm ignore.
 import numpy as np
 
 from .._core._parallel import map_in_threads
-from .._core._resampling import BLOCK, resample_blocks
+from .._core._resampling import BLOCK, Resamples
+from ._paired_tests import at_least, enumerated_flips, flip_tolerance, pair_differences, sampled_flips
 
 
 def benjamini_hochberg(pvalues):
@@ -31,7 +32,7 @@ def benjamini_hochberg(pvalues):
     return adjusted
 
 
-def maxt_randomization(differences, n_resamples, rng):
+def maxt_randomization(differences, flips=None):
     """The sign-flip randomization p-values of each column, and their Westfall-Young step-down adjustment.
 
     Parameters
@@ -39,11 +40,10 @@ def maxt_randomization(differences, n_resamples, rng):
     differences : ndarray of shape (n_queries, n_columns)
         Paired per-query differences, 0 where a query is left out of a column
         (no flip changes a 0).
-    n_resamples : int
-        Sign vectors drawn; all 2**n_queries of them when that many fit.
-    rng : numpy Generator
-        Draws the sign vectors exactly as :func:`randomization_pvalues` does,
-        so that the raw p-values equal its own for the same generator.
+    flips : Resamples, default=None
+        The sign vectors to sample, drawn as :func:`randomization_pvalues`
+        draws them, so that the raw p-values equal its own for the same
+        resamples; None: all 2**n_queries of them.
 
     Returns
     -------
@@ -66,26 +66,19 @@ def maxt_randomization(differences, n_resamples, rng):
     raw count each, so ``raw <= adjusted <= Holm's <= Bonferroni's``.
     Memory: two (vectors x columns) arrays.
     """
-    from ._paired_tests import at_least, sum_tolerance
-
     n_queries = len(differences)
-    observed, tolerance = differences.sum(axis=0), sum_tolerance(differences)
-    if 2**n_queries <= n_resamples:
-        bits = np.arange(n_queries)
-
-        def block(start):
-            vectors = np.arange(start, min(start + BLOCK, 2**n_queries))
-            return (1.0 - 2.0 * ((vectors[:, None] >> bits) & 1)) @ differences
-
-        reference = np.concatenate(map_in_threads(block, range(0, 2**n_queries, BLOCK)))
+    observed, tolerance = differences.sum(axis=0), flip_tolerance(differences)
+    if flips is None:
+        starts = range(0, 2**n_queries, BLOCK)
+        reference = np.concatenate(
+            map_in_threads(lambda start: enumerated_flips(start, n_queries) @ differences, starts)
+        )
     else:
 
         def block(size, generator):
-            # The draws of randomization_pvalues: sum of s_i d_i with signs s = 2 b - 1 from random bits b.
-            bits = np.unpackbits(generator.integers(0, 256, size=(size, (n_queries + 7) // 8), dtype=np.uint8), axis=1)
-            return 2.0 * (bits[:, :n_queries].astype(np.float64) @ differences) - observed
+            return sampled_flips(size, generator, differences, observed)
 
-        reference = np.vstack([observed, resample_blocks(n_resamples, rng, block)])
+        reference = np.vstack([observed, flips.concatenate(block)])
     own = at_least(reference, observed, tolerance)  # as extreme as observed: the raw test's count
     raw_counts = own.sum(axis=0)
     # Each vector's count in its column: how many vectors of the set are as extreme as it is.
@@ -128,6 +121,8 @@ def adjust_maxt(rows, reports, defined_queries, n_resamples, rng):
 
     The sign vectors flip the queries any metric defines; a query a metric
     leaves out has a difference of 0 in its columns, which no flip changes.
+    The differences are :func:`pair_differences` (equal up to rounding is
+    equal), as the other tests see them.
     """
     tested = [row for row in rows if row["baseline"] is not None]
     if not tested:
@@ -135,9 +130,14 @@ def adjust_maxt(rows, reports, defined_queries, n_resamples, rng):
     queries = np.any(list(defined_queries.values()), axis=0)
     columns = []
     for row in tested:
-        d = reports[row["system"]][row["metric"]] - reports[row["baseline"]][row["metric"]]
-        columns.append(np.where(defined_queries[row["metric"]], d, 0.0)[queries])
-    raw, adjusted = maxt_randomization(np.column_stack(columns), n_resamples, rng)
+        defined = defined_queries[row["metric"]]
+        d = np.zeros(len(defined))
+        d[defined] = pair_differences(
+            reports[row["system"]][row["metric"]][defined], reports[row["baseline"]][row["metric"]][defined]
+        )
+        columns.append(d[queries])
+    flips = Resamples(n_resamples, rng) if 2 ** int(queries.sum()) > n_resamples else None
+    raw, adjusted = maxt_randomization(np.column_stack(columns), flips)
     for row, pvalue, value in zip(tested, raw, adjusted, strict=True):
         row["pvalue"], row["pvalue_adjusted"] = float(pvalue), float(value)
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._core._validation import check_option, plain
 from ..registry._plot import new_axes
+from ._paired_tests import pair_differences
 
 
 class QueryComparisonDisplay:
@@ -24,7 +25,8 @@ class QueryComparisonDisplay:
     Attributes
     ----------
     differences : ndarray
-        ``system_values - baseline_values``, sorted.
+        ``system_values - baseline_values``, sorted; 0 where the two values
+        are equal up to rounding, as the comparison counts them (a tie).
     ax_ : matplotlib Axes
         The axes drawn on.
     figure_ : matplotlib Figure
@@ -49,7 +51,8 @@ class QueryComparisonDisplay:
         baseline_values, system_values = np.asarray(baseline_values), np.asarray(system_values)
         compared = ~np.isnan(baseline_values) & ~np.isnan(system_values)  # queries left out by zero_division=nan
         self.baseline_values, self.system_values = baseline_values[compared], system_values[compared]
-        self.differences = np.sort(self.system_values - self.baseline_values)
+        # Equal up to rounding is a tie (drawn grey), as in the comparison's tests and counts.
+        self.differences = np.sort(pair_differences(self.system_values, self.baseline_values))
         self.baseline, self.system, self.metric = baseline, system, metric
 
     def plot(self, *, kind="differences", ax=None):

@@ -14,6 +14,7 @@ from scipy import special, stats
 from .._core._validation import check_integer, check_real, plain
 from .._core._warnings import warn
 from ._comparison_report import defined_values, metric_name
+from ._paired_tests import mean_difference, pair_differences
 
 # The most queries a design searches up to: far beyond any test collection.
 MAX_QUERIES = 2**40
@@ -298,16 +299,17 @@ def topic_set_size_ci(max_width, *, variance, confidence_level=0.95):
 def required_queries(differences, *, alpha, power):
     """The paired t-test's topic set size for each column of per-query differences, from their own d_z.
 
-    None where the mean difference is 0 (no number of queries detects it) or
-    where fewer than two queries leave no spread to estimate; 2 where the
-    differences are equal and non-zero (no spread).
+    The differences are :func:`pair_differences` (equal up to rounding is
+    equal). None where the mean difference is 0 (no number of queries
+    detects it) or where fewer than two queries leave no spread to estimate;
+    2 where the differences are equal and non-zero (no spread).
     """
     sizes = []
-    for d in differences.T:
+    for d, mean in zip(differences.T, mean_difference(differences.T), strict=True):
         if len(d) < 2:
             sizes.append(None)
             continue
-        mean, spread = d.mean(), d.std(ddof=1)
+        spread = d.std(ddof=1)
         if mean == 0:
             sizes.append(None)
         elif spread == 0:
@@ -324,7 +326,7 @@ def queries_needed(comparison, metric, *, power, alpha):
     power = check_power(power, alpha)
     values, defined = defined_values(comparison, metric)
     tested = [row for row in comparison.rows if row["metric"] == metric and row["baseline"] is not None]
-    differences = np.column_stack([values[row["system"]] - values[row["baseline"]] for row in tested])
+    differences = np.column_stack([pair_differences(values[row["system"]], values[row["baseline"]]) for row in tested])
     sizes = required_queries(differences, alpha=alpha, power=power)
     n_queries = int(defined.sum())
     short = [

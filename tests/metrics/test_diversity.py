@@ -71,6 +71,9 @@ def test_paper_gain_dcg_and_ideal_vectors():
 def test_greedy_ideal_is_not_optimal_and_exact_is():
     y_true = [[0, 1, 0, 1], [1, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 1], [0, 0, 0, 0]]
     y_score = [5, 4, 1, 3, 0]
+    # 1.0177: ndeval's greedy ideal (ndeval_alpha_ndcg above transcribes it) has less DCG@3 than the ranking
+    # [0, 1, 3, 2, 4] of these scores, so the ratio exceeds 1.
+    assert alpha_ndcg_score(y_true, y_score, k=3) == pytest.approx(ndeval_alpha_ndcg(y_true, [0, 1, 3, 2, 4], 3))
     assert round(alpha_ndcg_score(y_true, y_score, k=3), 4) == 1.0177
     assert alpha_ndcg_score(y_true, y_score, k=3, ideal="exact") == pytest.approx(1.0)
 

@@ -143,7 +143,11 @@ class TestWorkedExamples:
         assert mean_average_precision_score([1, 0, 0, 1, 1, 1], [6, 5, 4, 3, 2, 1], **kwargs) == pytest.approx(1 / 4)
 
     def test_exponential_dcg(self):
+        # sum (2**rel - 1) / log2(rank + 1): scikit-learn's dcg_score (linear gain) of the gains 2**rel - 1.
         rank_order = [6, 5, 4, 3, 2, 1]
+        for labels in ([3, 1, 2, 3, 2, 0], [3, 3, 2, 2, 1, 0]):
+            expected = sklearn.metrics.dcg_score([2 ** np.array(labels) - 1], [rank_order])
+            assert dcg_score(labels, rank_order, gain="exponential") == pytest.approx(expected, rel=1e-12)
         assert dcg_score([3, 1, 2, 3, 2, 0], rank_order, gain="exponential") == pytest.approx(13.3062240818, abs=1e-10)
         assert dcg_score([3, 3, 2, 2, 1, 0], rank_order, gain="exponential") == pytest.approx(14.5953907565, abs=1e-10)
         assert ndcg_score([3, 1, 2, 3, 2, 0], rank_order, gain="exponential") == pytest.approx(0.9116730277, abs=1e-10)

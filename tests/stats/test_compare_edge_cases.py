@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from sklearn_rankmetrics import RankingComparison, compare_rankings, topic_set_size, topic_set_size_anova
-from sklearn_rankmetrics._core._resampling import bootstrap_means
+from sklearn_rankmetrics._core._resampling import Resamples, bootstrap_means
 from sklearn_rankmetrics.stats._anova import tukey_columns
 from sklearn_rankmetrics.stats._paired_tests import (
     SMALL_BOOTSTRAP,
@@ -74,10 +74,15 @@ def test_effect_size_is_nan_on_one_query_and_infinite_for_a_constant_difference(
 
 def test_effect_size_of_equal_differences_is_infinite_whatever_their_rounding():
     # 0.1 on every query: the float mean is not exactly 0.1, so the float standard deviation is not exactly 0.
-    from sklearn_rankmetrics.stats._paired_tests import effect_size
+    from sklearn_rankmetrics.stats._paired_tests import effect_sizes, mean_difference, pair_differences
 
-    assert effect_size(np.full(3, 0.1)) == np.inf and effect_size(np.full(7, -0.3)) == -np.inf
-    assert np.isnan(effect_size(np.array([0.2]))) and effect_size(np.zeros(1)) == 0.0
+    assert effect_sizes(np.full(3, 0.1), [0.1]) == np.inf and effect_sizes(np.full(7, -0.3), [-0.3]) == -np.inf
+    assert np.isnan(effect_sizes(np.array([0.2]), [0.2])) and effect_sizes(np.zeros(1), [0.0]) == 0.0
+    # b = a + 0.1, computed: the float differences are 0.1 up to rounding, so their spread is 0.
+    a = np.random.default_rng(0).random(9)
+    assert np.ptp((a + 0.1) - a) > 0
+    d = pair_differences(a + 0.1, a)
+    assert effect_sizes(d, [mean_difference(d)]) == np.inf
 
 
 @pytest.mark.parametrize("test", ["t-test", "tukey-hsd"])
@@ -186,8 +191,8 @@ def test_bootstrap_p_value_is_at_least_the_exact_randomization_one_up_to_13_quer
     for n_queries in (SMALL_BOOTSTRAP, SMALL_BOOTSTRAP + 1):
         differences = rng.choice([-1.0, 0.0, 1.0], size=(n_queries, 50))
         differences[:, 0] = 0  # identical systems
-        moments = bootstrap_means(bootstrap_t_columns(differences), 999, np.random.default_rng(1))
-        pvalues = np.array(paired_pvalues(differences, "bootstrap", 999, rng, moments))
+        moments = bootstrap_means(bootstrap_t_columns(differences), Resamples(999, np.random.default_rng(1)))
+        pvalues = np.array(paired_pvalues(differences, "bootstrap", moments=moments))
         bootstrap_t = bootstrap_t_pvalues(differences, moments)
         if n_queries <= SMALL_BOOTSTRAP:
             exact = exact_randomization_counts(differences) / 2**n_queries
@@ -210,8 +215,8 @@ def test_bootstrap_test_holds_its_level_for_few_queries_of_few_values(n_queries,
     n_sets, alpha = 4000, 0.05
     p = [(1 - zero_share) / 2, zero_share, (1 - zero_share) / 2] if len(values) == 3 else None
     differences = rng.choice(values, p=p, size=(n_queries, n_sets))
-    moments = bootstrap_means(bootstrap_t_columns(differences), 1999, rng)
-    pvalues = np.array(paired_pvalues(differences, "bootstrap", 1999, rng, moments))
+    moments = bootstrap_means(bootstrap_t_columns(differences), Resamples(1999, rng))
+    pvalues = np.array(paired_pvalues(differences, "bootstrap", moments=moments))
     rejected = np.mean(pvalues <= alpha)
     assert rejected <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / n_sets), rejected
 
@@ -312,6 +317,46 @@ def test_markdown_escapes_names_and_keeps_each_row_on_one_line():
     assert lines[5].startswith("| (d) x\\\\y \\[1\\] \\| \\`z\\` \\_w\\_ | ")
     assert lines[6] == ""  # four systems, four rows: no name broke a row
     assert "two lines - *bm25*" in str(result)
+
+
+def test_markdown_escapes_what_github_renders_as_markup_in_a_cell():
+    # Filed: "$" was not escaped (GitHub renders $...$ as math). Also GitHub's emoji shortcodes and URL schemes
+    # (":"), issue references ("#") and mentions or e-mail addresses ("@"), but not a metric's cutoff (ndcg@10).
+    y_true, scores, qid = data(n_queries=10, n_systems=4)
+    names = ["$x$ and $$y$$", ":rocket: https://example.org", "#12 @alice", "bob@example.org"]
+    result = compare_rankings(
+        y_true, dict(zip(names, scores.values(), strict=True)), qid=qid, metrics=["ndcg@10", "P@5"], test="t-test"
+    )
+    lines = result.to_markdown(ci=False).splitlines()
+    assert lines[0] == "| system | ndcg@10 | P@5 |"
+    assert lines[2].startswith("| (a) \\$x\\$ and \\$\\$y\\$\\$ | ")
+    assert lines[3].startswith("| (b) \\:rocket\\: https\\://example.org | ")
+    assert lines[4].startswith("| (c) \\#12 \\@alice | ")
+    assert lines[5].startswith("| (d) bob\\@example.org | ")
+    # Every $ : # and @ of a name is escaped (an odd number of backslashes before it).
+    for line in lines[2:6]:
+        name = line.split(" | ")[0]
+        for position, character in enumerate(name):
+            if character in "$:#@":
+                backslashes = len(name[:position]) - len(name[:position].rstrip("\\"))
+                assert backslashes % 2 == 1, (name, position)
+
+
+def test_markdown_legend_escapes_the_metric_names_it_shows():
+    # Metrics compared on different queries name themselves in the legend, escaped as in the header.
+    from sklearn_rankmetrics.stats._comparison import COLUMNS
+
+    counts = {"$m$": 9, "P@5": 12}
+    rows = [
+        {**dict.fromkeys(COLUMNS), "system": system, "metric": metric, "mean": 0.5, "n_queries": count, "n_runs": 1}
+        for metric, count in counts.items()
+        for system in ("a", "b")
+    ]
+    per_query = {"qid": np.arange(12), **{metric: {"a": np.zeros(12), "b": np.zeros(12)} for metric in counts}}
+    comparison = RankingComparison(rows=rows, n_queries=12, per_query=per_query)
+    markdown = comparison.to_markdown(ci=False)
+    assert markdown.splitlines()[0] == "| system | \\$m\\$ | P@5 |"
+    assert "9 (\\$m\\$), 12 (P@5) of 12 queries" in markdown.splitlines()[-1]
 
 
 def test_latex_escapes_angle_brackets_and_bars_in_names_and_the_legend():
