@@ -37,15 +37,16 @@ import numpy as np
 from .._core._parallel import map_in_threads, thread_count
 from . import _general_reader  # its CHUNK_BYTES, read when used
 from ._general_reader import (
-    BYTE_ORDER_MARK,
     MAGIC_BYTES,
     PADDING,
     BadLine,
+    byte_order_mark,
     chunks_of_lines,
     fits_fixed_width,
     fits_number_width,
     fixed_width,
     joined,
+    lone_carriage_return,
     needs_decoding,
     objects,
     to_numbers,
@@ -174,11 +175,6 @@ def chunk_bytes(size):
 MIN_CHUNK_BYTES = 2**20
 
 
-def lone_carriage_returns(block):
-    """How many ``\\r`` of ``block`` no ``\\n`` follows: pyarrow ends a line there, the readers see a space."""
-    return block.count(b"\r") - block.count(b"\r\n") if b"\r" in block else 0
-
-
 def chunk_columns(pa, data, layout):
     """The parts of the columns (:func:`batch_columns`) of one chunk of whole lines, and its last line's tokens.
 
@@ -189,7 +185,7 @@ def chunk_columns(pa, data, layout):
     drops one there, at the start of every chunk it reads, which is where a
     line starts: as the readers drop it (:func:`~._general_reader.plain_lines`).
     """
-    if lone_carriage_returns(data) or data.find(BYTE_ORDER_MARK, 1) >= 0:
+    if lone_carriage_return(data) or byte_order_mark(data, 1):
         raise Unsplittable("a lone carriage return, or a byte-order mark after the chunk's start")
     csv = pa.csv
     batches = csv.open_csv(

@@ -211,3 +211,14 @@ def test_formats_the_standard_library_cannot_decompress_are_named(tmp_path, magi
     (tmp_path / "run").write_bytes(magic + b"\x00" * 40)
     with pytest.raises(ValueError, match=rf"run is compressed with {kind}, which this reader cannot decompress"):
         read_run(tmp_path / "run")
+
+
+@pytest.mark.parametrize("kind", ["bzip2", "xz"])
+def test_a_damaged_stream_after_a_good_one_which_the_standard_library_drops_silently_is_refused(kind):
+    # What the readers' docstrings say of bz2.decompress and lzma.decompress: the damaged stream's data is lost.
+    compress, decompress = {"bzip2": (bz2.compress, bz2.decompress), "xz": (lzma.compress, lzma.decompress)}[kind]
+    first, second = b"q1 Q0 d1 1 2 t\n", b"q2 Q0 d2 1 1 t\n"
+    content = compress(first) + compress(second)[:4] + b"\xff" * 30
+    assert decompress(content) == first
+    with pytest.raises(ValueError, match=rf"cannot decompress this {kind} file, truncated or corrupt"):
+        read_run(io.BytesIO(content))
