@@ -331,6 +331,7 @@ def test_a_byte_order_mark_where_a_line_starts_is_dropped_wherever_the_chunks_st
     # pyarrow drops a BOM at the start of every chunk it reads, the readers at the start of every line (files joined
     # with cat): the same ids whatever the chunks, on either path.
     monkeypatch.setattr(_general_reader, "CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(_fast_reader, "MIN_CHUNK_BYTES", chunk_bytes)  # the file read in place in chunks too
     lines = [b"q1 Q0 d%d 1 %d r\n" % (row, -row) for row in range(40)]
     for row in (0, 7, 20, 21, 39):
         lines[row] = b"\xef\xbb\xbf" + lines[row]
