@@ -25,8 +25,9 @@ then on. Graphs keep the memory of their operations: at most
 used out), the measures of one sort sharing one pool, since they run one at a
 time and each one's outputs are copied out of its graph as soon as it
 replays (a small copy: per-query values and a few sums).
-``RANKMETRICS_CUDA_GRAPHS=0`` turns recording off. Every other namespace and
-device runs the steps as they are.
+``RANKMETRICS_CUDA_GRAPHS=0`` (or ``false``, ``no``, ``off``) turns recording
+off (:func:`recording_switched_on`). Every other namespace and device runs
+the steps as they are.
 """
 
 import contextlib
@@ -37,6 +38,9 @@ from collections import OrderedDict
 from ._array_api import library
 
 SWITCH = "RANKMETRICS_CUDA_GRAPHS"
+# The words RANKMETRICS_CUDA_GRAPHS may hold (any case, spaces around ignored).
+SWITCHED_ON = ("1", "true", "yes", "on")
+SWITCHED_OFF = ("0", "false", "no", "off")
 
 
 def run_steps(inputs, sort, read, measures, conclude, *, keys=None):
@@ -76,16 +80,35 @@ def recorder_for(inputs):
     """A :class:`CudaGraphs` where every array among ``inputs`` is a PyTorch tensor on one CUDA device and
     recording is on; else None."""
     arrays = [array for array in inputs if array is not None]
-    if not arrays or os.environ.get(SWITCH, "1") == "0" or any(library(array) != "torch" for array in arrays):
+    if not arrays or any(library(array) != "torch" for array in arrays):
         return None
     import torch
 
     device = arrays[0].device
-    if device.type != "cuda" or any(array.device != device for array in arrays):
+    if device.type != "cuda" or any(array.device != device for array in arrays) or not recording_switched_on():
         return None
     if torch.cuda.is_current_stream_capturing():  # the caller records a graph of its own
         return None
     return CudaGraphs(torch, device)
+
+
+def recording_switched_on():
+    """Whether ``RANKMETRICS_CUDA_GRAPHS`` leaves recording on: unset or blank, or 1, true, yes, on (any case,
+    spaces around ignored); 0, false, no, off turn it off. Anything else is refused, as the library's other
+    variable, ``RANKMETRICS_NUM_THREADS``, refuses what it cannot read: a typo never leaves recording on silently.
+
+    Read where it matters, for tensors on a CUDA device, at each call (so that a change of the environment
+    takes effect at once).
+    """
+    text = os.environ.get(SWITCH, "").strip()
+    if not text or text.lower() in SWITCHED_ON:
+        return True
+    if text.lower() in SWITCHED_OFF:
+        return False
+    raise ValueError(
+        f"The environment variable {SWITCH} must be a boolean: {', '.join(SWITCHED_ON)} to record CUDA graphs, "
+        f"{', '.join(SWITCHED_OFF)} not to (any case); got {text!r}."
+    )
 
 
 class CudaGraphs:

@@ -52,7 +52,7 @@ def rank_queries(y_true, y_score, *, qid=None, ties="average", sample_weight=Non
         )
         return (ranking, order) if return_order else ranking
     if is_sparse(y_true):
-        if depth is not None and not return_order:
+        if depth is not None and not return_order and 0 not in y_true.shape:  # an empty one: the dense checks name it
             return rank_sparse(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth)
         y_true = y_true.toarray()
     y_true = as_float_array(y_true, "y_true", ndim=(1, 2))

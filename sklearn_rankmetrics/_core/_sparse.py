@@ -51,9 +51,13 @@ def candidate_rows(y_true, y_score, depth):
     seen = y_score >= kth[:, None]
     users, items = np.nonzero(seen)
     row_labels = np.zeros(len(users))
-    # The interactions: inside the top k they label a row already there, outside they add one.
-    nonzero_users, nonzero_items = labels.nonzero()
-    values = np.asarray(labels[nonzero_users, nonzero_items]).reshape(-1) if len(nonzero_users) else np.zeros(0)
+    # The interactions (the stored entries other than 0), read from the entries themselves: indexing the matrix
+    # at no entry gives a sparse matrix, not an empty array. Inside the top k they label a row already there,
+    # outside they add one.
+    stored = labels.tocoo()
+    nonzero = stored.data != 0
+    nonzero_users, nonzero_items = stored.row[nonzero].astype(np.intp), stored.col[nonzero].astype(np.intp)
+    values = np.asarray(stored.data[nonzero], dtype=np.float64)
     inside = seen[nonzero_users, nonzero_items]
     keys = users.astype(np.int64) * n_items + items
     places = np.searchsorted(keys, nonzero_users[inside].astype(np.int64) * n_items + nonzero_items[inside])

@@ -18,8 +18,9 @@ CORRECTIONS = ("bv", "cls")
 CANDIDATE_DOCS = """candidates : array-like of bool or sparse matrix, default=None
         Restrict each ranking to these items, as :func:`sample_candidates`
         draws them: a mask (True/False, or 0/1) of the shape of ``y_true``
-        (a sparse matrix's stored entries), or one value per row for 1-D
-        inputs. Items outside it are not ranked (their scores are not read:
+        (or a sparse matrix of such values, whose stored True or 1 entries
+        are the candidates: a stored False or 0 is not one), or one value
+        per row for 1-D inputs. Items outside it are not ranked (their scores are not read:
         they may be NaN, and ``y_score`` may be a sparse matrix storing the
         candidates' scores; ``-inf`` still marks an item out of the user's
         catalogue); a relevant item outside it counts in R and is never

@@ -29,16 +29,25 @@ def label_matrix(y_true, name):
 
 
 def mask_matrix(mask, shape, name):
-    """A users x items mask (dense booleans, or a sparse matrix's stored entries) as a csr_array of bool."""
+    """A users x items mask as a csr_array of bool holding its True entries alone.
+
+    Dense: booleans, or numbers 0 and 1. A scipy sparse matrix: the values
+    of its stored entries, read as a dense mask's (duplicates added up, as
+    scipy defines them): a stored False or 0 is not in the mask, as an
+    entry not stored is not; any other stored value is an error naming
+    ``name``. The input is never modified.
+    """
     if not sparse.issparse(mask) and np.shape(mask) != tuple(shape):
         raise ValueError(f"{name} must have the shape of y_true, {tuple(shape)}; got {np.shape(mask)}.")
-    matrix = canonical_csr(mask) if sparse.issparse(mask) else sparse.csr_array(check_mask(mask, name))
+    if sparse.issparse(mask):
+        matrix = canonical_csr(mask).copy()  # its arrays ours to change
+        matrix.data = check_mask(matrix.data, f"the stored entries of {name} (duplicates added up)")
+    else:
+        matrix = sparse.csr_array(check_mask(mask, name))
     if matrix.shape != tuple(shape):
         raise ValueError(f"{name} must have the shape of y_true, {tuple(shape)}; got {matrix.shape}.")
-    matrix = matrix.copy()
-    matrix.data = np.ones(len(matrix.data), dtype=bool) if sparse.issparse(mask) else matrix.data.astype(bool)
     matrix.eliminate_zeros()
-    return matrix.astype(bool)
+    return matrix.astype(bool, copy=False)
 
 
 class CandidateRows:

@@ -86,8 +86,9 @@ def sample_candidates(
         a positive label in ``y_true`` or an entry in ``exclude``.
     exclude : array-like of bool or sparse matrix of shape (n_users, n_items), default=None
         Items never to draw for a user (already seen in training): a mask
-        (True/False, or 0/1), or a sparse matrix whose stored entries are
-        excluded.
+        (True/False, or 0/1), or a sparse matrix of such values, whose
+        stored True (or 1) entries are excluded (a stored False or 0 is
+        not, as an entry not stored is not).
     random_state : int, RandomState instance or None, default=None
         Seeds the draws, for reproducible candidates.
 

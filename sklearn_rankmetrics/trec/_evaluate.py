@@ -242,7 +242,7 @@ def evaluate_run(
     Parameters
     ----------
     qrels : path, file object, dict, DataFrame or Qrels
-        The judgements: a TREC qrels file (plain or gzip), a pytrec_eval
+        The judgements: a TREC qrels file (see :func:`read_qrels`), a pytrec_eval
         dict ``{query_id: {doc_id: relevance}}``, a DataFrame with
         ir_measures' columns ``query_id``, ``doc_id``, ``relevance``, or the
         result of :func:`read_qrels`. Negative relevance marks a pooled but

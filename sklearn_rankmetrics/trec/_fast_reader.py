@@ -2,26 +2,28 @@
 
 The readers split each line at runs of whitespace (C's ``isspace``, as
 trec_eval), skip blank lines and comment lines, and in runs ignore the text
-after the sixth column. pyarrow (an optional dependency: the ``pyarrow``
-extra) splits at one delimiter byte, ends lines at ``\\n``, ``\\r\\n`` and a
-lone ``\\r``, and drops a UTF-8 byte-order mark. The two agree exactly on a
-file
+after the sixth column; they end lines at ``\\n`` and a lone ``\\r`` and drop
+a UTF-8 byte-order mark where a line starts
+(:func:`~._general_reader.plain_lines`). pyarrow (an optional dependency:
+the ``pyarrow`` extra) splits at one delimiter byte, ends lines at ``\\n``,
+``\\r\\n`` and a lone ``\\r``, and drops a UTF-8 byte-order mark at the start
+of what it reads. The two agree exactly on a file
 
 - whose columns are separated by single spaces, each line holding the
   layout's number of columns, each column nonempty and without a byte up to
   32 (whitespace, control bytes);
 - whose lines end with ``\\n`` or ``\\r\\n``, with no ``\\r`` elsewhere;
-- with no byte-order mark and no comment line (a first column starting with
-  ``#``);
+- with no byte-order mark but at the start of a chunk (a line's start) and
+  no comment line (a first column starting with ``#``);
 
 which is what retrieval systems write. pyarrow refuses a line with another
 number of columns; everything else is checked on its result (the lengths and
 the bytes of every column, all read as binary) and on the file's bytes (a
-search for ``\\r`` and a look at the first three bytes), so no other file can
-take its result: those go to the general reader, which also raises every
-error (the fast path never raises one of its own). The columns then take the
-general reader's own steps: ids packed by :func:`~._general_reader.joined`, numbers
-parsed as Python's ``float`` and ``int`` read them. As the general reader,
+search for ``\\r`` and for byte-order marks), so no other file can take
+its result: those go to the general reader, which also raises every error
+(the fast path never raises one of its own). The columns then take the
+general reader's own steps: ids packed by :func:`~._general_reader.joined`,
+numbers parsed as Python's ``float`` and ``int`` read them. As the general reader,
 it reads chunks of whole lines side by side, one per thread.
 """
 
@@ -35,20 +37,21 @@ import numpy as np
 from .._core._parallel import map_in_threads, thread_count
 from . import _general_reader  # its CHUNK_BYTES, read when used
 from ._general_reader import (
-    GZIP_MAGIC,
+    MAGIC_BYTES,
     PADDING,
     BadLine,
+    byte_order_mark,
     chunks_of_lines,
     fits_fixed_width,
     fits_number_width,
     fixed_width,
     joined,
+    lone_carriage_return,
+    needs_decoding,
     objects,
     to_numbers,
 )
 
-# The UTF-8 byte-order mark, which pyarrow drops and the readers keep (as part of the first id).
-BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 # pyarrow reads the file in blocks of this many bytes (a line must fit in one).
 BLOCK_BYTES = 2**20
 
@@ -100,7 +103,7 @@ def fast_columns(source, layout):
                 return None  # tabs or runs of spaces from the start: no chunk need be tried
 
             def columns_of_chunk(start, stop):
-                return chunk_columns(pa, read(start, stop), layout, first=start == 0)
+                return chunk_columns(pa, read(start, stop), layout)
 
             chunk_parts = map_in_threads(columns_of_chunk, cuts[:-1], cuts[1:])
         parts = [part for chunk, _ in chunk_parts for part in chunk]
@@ -120,13 +123,15 @@ def fast_columns(source, layout):
 
 def readable_in_place(path):
     """Whether :func:`fast_columns` may read the file at ``path`` in place: a regular file (which the general
-    reader can read again), not empty and not gzip (which the general reader decompresses), where the
-    system reads a file at an offset from several threads (``os.pread``: not on Windows)."""
+    reader can read again), not empty, neither compressed nor UTF-16 or UTF-32 (which
+    :func:`~._general_reader.read_bytes` decompresses and decodes), where the system reads a file at an offset
+    from several threads (``os.pread``: not on Windows)."""
     try:
         if not (hasattr(os, "pread") and stat.S_ISREG(os.stat(path).st_mode)):
             return False
         with open(path, "rb") as file:
-            return file.read(2) not in (GZIP_MAGIC, b"")
+            head = file.read(MAGIC_BYTES)
+        return bool(head) and not needs_decoding(head)
     except OSError:
         return False  # the general reader raises the error
 
@@ -170,22 +175,18 @@ def chunk_bytes(size):
 MIN_CHUNK_BYTES = 2**20
 
 
-def lone_carriage_returns(block):
-    """How many ``\\r`` of ``block`` no ``\\n`` follows: pyarrow ends a line there, the readers see a space."""
-    return block.count(b"\r") - block.count(b"\r\n") if b"\r" in block else 0
-
-
-def chunk_columns(pa, data, layout, *, first):
+def chunk_columns(pa, data, layout):
     """The parts of the columns (:func:`batch_columns`) of one chunk of whole lines, and its last line's tokens.
 
     Raises Unsplittable for a chunk that pyarrow would not split as the
-    general reader does: one with a lone ``\\r`` or, where it is the file's
-    ``first``, a byte-order mark.
+    general reader does: one with a lone ``\\r`` (which
+    :func:`~._general_reader.read_bytes` makes ``\\n`` first, for the chunks
+    to be cut there) or a byte-order mark anywhere but at its start. pyarrow
+    drops one there, at the start of every chunk it reads, which is where a
+    line starts: as the readers drop it (:func:`~._general_reader.plain_lines`).
     """
-    # pyarrow drops a byte-order mark at the start of every chunk it reads, not only the file's first: a chunk
-    # that starts with one goes to the general reader, which keeps it as part of the line's first field.
-    if data.startswith(BYTE_ORDER_MARK) or lone_carriage_returns(data):
-        raise Unsplittable("a byte-order mark or a lone carriage return")
+    if lone_carriage_return(data) or byte_order_mark(data, 1):
+        raise Unsplittable("a lone carriage return, or a byte-order mark after the chunk's start")
     csv = pa.csv
     batches = csv.open_csv(
         pa.BufferReader(data),

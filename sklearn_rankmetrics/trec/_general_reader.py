@@ -6,7 +6,6 @@ number. Its pieces (the layouts, ids packed as bytes, numbers parsed exactly
 as Python's ``float`` and ``int`` read them) are also the fast reader's.
 """
 
-import gzip
 import itertools
 import os
 import zlib
@@ -114,10 +113,51 @@ def text(ids):
 # ---- the file's bytes --------------------------------------------------------------------------
 
 GZIP_MAGIC = b"\x1f\x8b"
+# The first bytes of each compressed format the readers decompress (standard library), by content, whatever the
+# file's name: a bzip2 stream's header then the magic of its first block (or of its end, when empty).
+COMPRESSED = {
+    "gzip": (GZIP_MAGIC,),
+    "bzip2": tuple(b"BZh%d%s" % (level, block) for level in range(1, 10) for block in (b"1AY&SY", b"\x17rE8P\x90")),
+    "xz": (b"\xfd7zXZ\x00",),
+}
+# Formats recognised only to say so: the standard library of the Pythons supported cannot decompress them.
+UNSUPPORTED = {
+    "zstd": b"\x28\xb5\x2f\xfd",
+    "zip": b"PK\x03\x04",
+    "7z": b"7z\xbc\xaf\x27\x1c",
+    "lz4": b"\x04\x22\x4d\x18",
+}
+# Text in another encoding than UTF-8, by its byte-order mark (UTF-32 first: its little-endian mark starts as
+# UTF-16's); Windows PowerShell 5 writes UTF-16 with `>`.
+WIDE_ENCODINGS = {
+    b"\xff\xfe\x00\x00": "utf-32",
+    b"\x00\x00\xfe\xff": "utf-32",
+    b"\xff\xfe": "utf-16",
+    b"\xfe\xff": "utf-16",
+}
+# The UTF-8 byte-order mark that Notepad, PowerShell and Excel's "CSV UTF-8" write first: no part of an id.
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+# The bytes a file's recognition needs to read (the longest magic).
+MAGIC_BYTES = 10
+
+
+def compression(head):
+    """The compressed format whose magic bytes ``head`` (a file's first bytes) starts with, or None."""
+    return next((kind for kind, magics in COMPRESSED.items() if head.startswith(magics)), None)
+
+
+def needs_decoding(head):
+    """Whether a file starting with ``head`` must be decompressed or decoded before its lines can be split."""
+    return compression(head) is not None or head.startswith(tuple(WIDE_ENCODINGS))
 
 
 def read_bytes(source):
-    """The bytes of a path or an open file (decompressed when they are gzip), and a name for messages."""
+    """The text of a path or an open file as UTF-8 bytes with ``\\n`` line ends, and a name for messages.
+
+    Compressed content is decompressed (:func:`decompressed`), UTF-16 and
+    UTF-32 with a byte-order mark are decoded, and the line ends and
+    byte-order marks of other systems made plain (:func:`plain_lines`).
+    """
     if isinstance(source, str | os.PathLike):
         name = os.fspath(source)
         with open(name, "rb") as file:
@@ -129,12 +169,117 @@ def read_bytes(source):
             data = data.encode("utf-8", "surrogateescape")
     else:
         raise TypeError(f"expected a path or an open file; got {type(source).__name__}.")
-    if data[:2] == GZIP_MAGIC:
+    return name, plain_lines(decoded(decompressed(data, name), name))
+
+
+def decompressed(data, name):
+    """``data`` decompressed when it starts with the magic bytes of gzip, bzip2 or xz; else as it is.
+
+    Every stream is read (``cat a.gz b.gz`` holds two) and must be whole:
+    a truncated or corrupt file, or one with bytes after its last stream
+    other than zero padding, is a ValueError naming the file (the standard
+    library's own functions would silently drop a damaged stream that
+    follows a good one). A format the standard library cannot read (zstd,
+    zip, 7z, lz4) is a ValueError that names it.
+    """
+    kind = compression(data[:MAGIC_BYTES])
+    if kind is None:
+        unsupported = next((kind for kind, magic in UNSUPPORTED.items() if data.startswith(magic)), None)
+        if unsupported:
+            raise ValueError(
+                f"{name} is compressed with {unsupported}, which this reader cannot decompress (it reads gzip, "
+                f"bzip2 and xz): decompress it first."
+            )
+        return data
+    parts = []
+    while True:
+        decompressor, errors = new_decompressor(kind, name)
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise ValueError(f"{name}: cannot decompress this gzip file, truncated or corrupt ({error}).") from None
-    return name, data
+            parts.append(decompressor.decompress(data))
+        except (OSError, EOFError, ValueError, *errors) as error:
+            raise not_decompressed(name, kind, error) from None
+        if not decompressor.eof:
+            raise not_decompressed(name, kind, "the file ends inside a stream")
+        data = decompressor.unused_data
+        if not data.strip(b"\x00"):
+            return b"".join(parts)
+        if compression(data[:MAGIC_BYTES]) != kind:
+            raise not_decompressed(name, kind, f"after a whole stream come {len(data)} bytes of no {kind} stream")
+
+
+def not_decompressed(name, kind, reason):
+    return ValueError(f"{name}: cannot decompress this {kind} file, truncated or corrupt ({reason}).")
+
+
+def new_decompressor(kind, name):
+    """A decompressor of one stream of ``kind``, and the errors it raises for corrupt data besides
+    OSError, EOFError and ValueError. bz2 and lzma are imported here: a Python may be built without them."""
+    if kind == "gzip":
+        return zlib.decompressobj(wbits=31), (zlib.error,)  # 31: a gzip header and trailer, CRC checked
+    try:
+        if kind == "bzip2":
+            import bz2
+
+            return bz2.BZ2Decompressor(), ()
+        import lzma
+
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ), (lzma.LZMAError,)
+    except ImportError:
+        raise ValueError(
+            f"{name} is compressed with {kind}, but this Python was built without its module: decompress it first."
+        ) from None
+
+
+def decoded(data, name):
+    """UTF-16 or UTF-32 text (told by its byte-order mark) as UTF-8 bytes; any other ``data`` as it is."""
+    encoding = next((encoding for mark, encoding in WIDE_ENCODINGS.items() if data.startswith(mark)), None)
+    if encoding is None:
+        return data
+    try:
+        return data.decode(encoding).encode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{name} starts with the byte-order mark of {encoding.upper()} text, but byte {error.start} is not "
+            f"{encoding.upper()} ({error.reason}): save the file as UTF-8."
+        ) from None
+
+
+def plain_lines(data):
+    """``data`` with its lines ended by ``\\n`` alone and no UTF-8 byte-order mark where a line starts.
+
+    A lone ``\\r`` (the line end of classic Mac OS, and of files converted
+    carelessly) ends a line, as in Python's universal newlines; trec_eval
+    reads it as a space, which makes a run of such lines one line and drops
+    every record after the first as text after the tag. ``\\r\\n`` is left
+    as it is (the ``\\r`` is whitespace at the end of the line). A byte-order
+    mark where a line starts (the file's first line, or the first line of
+    each file joined by ``cat``) is dropped: trec_eval keeps it as part of
+    the first query id, which then prints as the id but matches nothing.
+    """
+    if lone_carriage_return(data):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if byte_order_mark(data):
+        while data.startswith(BYTE_ORDER_MARK):
+            data = data[len(BYTE_ORDER_MARK) :]
+        while b"\n" + BYTE_ORDER_MARK in data:
+            data = data.replace(b"\n" + BYTE_ORDER_MARK, b"\n")
+    return data
+
+
+def lone_carriage_return(data):
+    """Whether ``data`` holds a ``\\r`` that no ``\\n`` follows: one search for ``\\r`` where there is none
+    (nearly always), else numpy's comparisons (the counts of bytes.count take several times longer)."""
+    if b"\r" not in data:
+        return False
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    returns = np.flatnonzero(buffer == 13)
+    return bool(returns[-1] == len(buffer) - 1 or (buffer[returns + 1] != 10).any())
+
+
+def byte_order_mark(data, start=0):
+    """Whether ``data`` holds a UTF-8 byte-order mark from ``start`` on: first a search for its first byte, which
+    no ASCII file holds (a search for its three bytes takes ten times longer)."""
+    return data.find(BYTE_ORDER_MARK[:1], start) >= 0 and data.find(BYTE_ORDER_MARK, start) >= 0
 
 
 def chunks_of_lines(data, size=None):

@@ -1,4 +1,4 @@
-"""Readers of TREC qrels and run files: whitespace-separated columns, plain or gzip.
+"""Readers of TREC qrels and run files: whitespace-separated columns, plain or compressed (gzip, bzip2, xz).
 
 The files are large (a run of 7,000 queries x 1,000 documents has 7 million
 lines), so they are tokenised with numpy, in chunks of whole lines that
@@ -113,8 +113,9 @@ def read_qrels(source):
     Parameters
     ----------
     source : str, os.PathLike or file object
-        A path or an open file, binary or text; gzip content is decompressed
-        (whatever the file's name).
+        A path or an open file, binary or text; gzip, bzip2 and xz content
+        is decompressed (known by its first bytes, whatever the file's
+        name), UTF-16 and UTF-32 text with a byte-order mark decoded.
 
     Returns
     -------
@@ -131,7 +132,9 @@ def read_qrels(source):
         Naming the file and the first line that does not have four columns,
         holds a control byte (such as NUL), or whose relevance is not an
         integer of 64 bits (trec_eval's ``long``); or naming the file when it
-        has no line at all or its gzip content is truncated or corrupt.
+        has no line at all, its compressed content is truncated or corrupt
+        (a damaged stream after a good one included), or it is compressed in
+        a format the standard library cannot read (zstd, zip, 7z, lz4).
 
     See Also
     --------
@@ -140,6 +143,15 @@ def read_qrels(source):
 
     Notes
     -----
+    Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac OS), and a
+    UTF-8 byte-order mark where a line starts (Notepad, PowerShell and
+    Excel's "CSV UTF-8" write one first; ``cat`` joins files that each have
+    one) is dropped. trec_eval differs on both, silently: it reads a lone
+    ``\\r`` as a space, so a file of such lines is one line (in a run, every
+    record after the first is text after the tag), and it keeps the mark as
+    part of the first query id, which prints as the id but matches no other.
+    Elsewhere in a line, U+FEFF is a character of the id, as any other.
+
     With pyarrow installed (the ``pyarrow`` extra), a file whose columns
     are separated by single spaces, as retrieval systems write them, is split
     by pyarrow's CSV tokenizer, several times faster; any other is read with
@@ -171,8 +183,9 @@ def read_run(source):
     Parameters
     ----------
     source : str, os.PathLike or file object
-        A path or an open file, binary or text; gzip content is decompressed
-        (whatever the file's name).
+        A path or an open file, binary or text; gzip, bzip2 and xz content
+        is decompressed (known by its first bytes, whatever the file's
+        name), UTF-16 and UTF-32 text with a byte-order mark decoded.
 
     Returns
     -------
@@ -191,8 +204,10 @@ def read_run(source):
     ValueError
         Naming the file and the first line that does not have six columns,
         holds a control byte (such as NUL), or whose score is not a number
-        (NaN included); or naming the file when its gzip content is truncated
-        or corrupt.
+        (NaN included); or naming the file when its compressed content is
+        truncated or corrupt (a damaged stream after a good one included), or
+        compressed in a format the standard library cannot read (zstd, zip,
+        7z, lz4).
 
     See Also
     --------
@@ -201,6 +216,15 @@ def read_run(source):
 
     Notes
     -----
+    Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac OS), and a
+    UTF-8 byte-order mark where a line starts (Notepad, PowerShell and
+    Excel's "CSV UTF-8" write one first; ``cat`` joins files that each have
+    one) is dropped. trec_eval differs on both, silently: it reads a lone
+    ``\\r`` as a space, so a file of such lines is one line (in a run, every
+    record after the first is text after the tag), and it keeps the mark as
+    part of the first query id, which prints as the id but matches no other.
+    Elsewhere in a line, U+FEFF is a character of the id, as any other.
+
     With pyarrow installed (the ``pyarrow`` extra), a file whose columns
     are separated by single spaces, as retrieval systems write them, is split
     by pyarrow's CSV tokenizer, several times faster; any other is read with

@@ -9,6 +9,7 @@ would read freed memory).
 """
 
 import functools
+import re
 import threading
 import warnings
 from collections import OrderedDict
@@ -169,7 +170,7 @@ def recorder(monkeypatch):
     monkeypatch.setattr(
         _device_graphs,
         "recorder_for",
-        lambda inputs: None if _device_graphs.os.environ.get(_device_graphs.SWITCH) == "0" else backend,
+        lambda inputs: backend if _device_graphs.recording_switched_on() else None,
     )
     monkeypatch.setattr(_device_graphs, "GRAPHS", _device_graphs.Graphs())
     replayed = []
@@ -293,15 +294,52 @@ def test_the_watch_sees_what_waits_for_the_device(name):
     assert waited == waits
 
 
-def test_recording_is_switched_off_by_the_environment(recorder, monkeypatch):
+SWITCH_VALUES = {
+    "0": False, "false": False, "FALSE": False, "No": False, "off": False, " OFF ": False, "0 ": False,
+    "\toff\n": False, "1": True, "true": True, "True": True, "yes": True, " on": True, "ON": True, "": True,
+    "   ": True, None: True,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", list(SWITCH_VALUES))
+def test_the_cuda_graphs_switch_reads_booleans_in_any_case_with_spaces_around(recorder, monkeypatch, value):
+    # Only the exact "0" used to turn recording off: false, off, no, "0 " left it on silently.
     torch, replayed = recorder
-    monkeypatch.setenv(_device_graphs.SWITCH, "0")
+    if value is None:
+        monkeypatch.delenv(_device_graphs.SWITCH, raising=False)
+    else:
+        monkeypatch.setenv(_device_graphs.SWITCH, value)
+    assert _device_graphs.recording_switched_on() is SWITCH_VALUES[value]
     y_true, y_score, qid = grouped(0)
     tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
     with sklearn.config_context(array_api_dispatch=True):
         for _ in range(3):
             METRICS["map"](tensors[0], tensors[1], qid=tensors[2])
-    assert replayed == [] and not _device_graphs.GRAPHS.sorts
+    assert bool(replayed) == bool(_device_graphs.GRAPHS.sorts) == SWITCH_VALUES[value]
+
+
+@pytest.mark.parametrize("value", ["2", "-1", "offf", "nope", "o n", "0 0", "disable", "\u2070"])
+def test_an_unreadable_cuda_graphs_switch_is_refused_naming_the_variable_and_the_words(recorder, monkeypatch, value):
+    torch, _ = recorder
+    monkeypatch.setenv(_device_graphs.SWITCH, value)
+    message = (
+        r"The environment variable RANKMETRICS_CUDA_GRAPHS must be a boolean: 1, true, yes, on to record CUDA graphs, "
+        rf"0, false, no, off not to \(any case\); got {re.escape(repr(value.strip()))}\."
+    )
+    with pytest.raises(ValueError, match=message):
+        _device_graphs.recording_switched_on()
+    y_true, y_score, qid = grouped(0)
+    tensors = [torch.as_tensor(array) for array in (y_true, y_score, qid)]
+    with sklearn.config_context(array_api_dispatch=True), pytest.raises(ValueError, match=message):
+        METRICS["map"](tensors[0], tensors[1], qid=tensors[2])
+
+
+def test_the_switch_is_read_only_for_tensors_on_a_cuda_device(monkeypatch):
+    # Elsewhere nothing is recorded whatever it says: a value it cannot read is not an error there.
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv(_device_graphs.SWITCH, "offf")
+    assert _device_graphs.recorder_for([torch.arange(3.0)]) is None
+    assert _device_graphs.recorder_for([np.arange(3.0)]) is None
 
 
 def test_the_graphs_kept_are_bounded(recorder):

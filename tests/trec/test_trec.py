@@ -746,9 +746,12 @@ def test_a_document_retrieved_twice_is_refused_judged_or_not(tmp_path):
         assert evaluate_run(qrels, run, ["num_ret"], max_depth=2) == {"num_ret": 2}
 
 
-# trec_eval's own test: the command's output must equal trec_eval 10's, as its `make quicktest` checks.
+# trec_eval's own test: the command's output must equal trec_eval 10's, as its `make quicktest` checks, on its own
+# files (tests/trec/data/trec_eval_10: the inputs gzip-compressed, which the command reads as trec_eval reads them).
+TREC_EVAL_TEST = Path(__file__).parent / "data" / "trec_eval_10"
 QUICKTEST = [
     ("out.test", ["qrels.test", "results.test"]),
+    ("out.test", ["qrels.test.with-comments", "results.test"]),
     ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
     ("out.test.a", ["-m", "all_trec", "qrels.test", "results.test"]),
     ("out.test.aq", ["-m", "all_trec", "-q", "qrels.test", "results.test"]),
@@ -763,16 +766,14 @@ QUICKTEST = [
 ]  # fmt: skip
 
 
-@pytest.mark.skipif(
-    "RANKMETRICS_TREC_EVAL_TEST_DIR" not in os.environ,
-    reason="set RANKMETRICS_TREC_EVAL_TEST_DIR to the test/ folder of trec_eval 10's sources",
-)
 @pytest.mark.parametrize(("expected", "arguments"), QUICKTEST)
 def test_command_prints_what_trec_eval_10_prints_on_its_own_test(expected, arguments, capsys):
-    folder = Path(os.environ["RANKMETRICS_TREC_EVAL_TEST_DIR"])
-    files = [str(folder / argument) if (folder / argument).exists() else argument for argument in arguments]
+    files = [
+        str(TREC_EVAL_TEST / f"{name}.gz") if (TREC_EVAL_TEST / f"{name}.gz").exists() else name for name in arguments
+    ]
+    assert sum(name.endswith(".gz") for name in files) == 2, files
     assert main(files) == 0
-    assert capsys.readouterr().out == (folder / expected).read_text()
+    assert capsys.readouterr().out == (TREC_EVAL_TEST / expected).read_text()
 
 
 @pytest.mark.parametrize("relevance", [2**63, 2**64 - 1, 2**64, -(2**63) - 1, np.uint64(2**63), 2.0**63])

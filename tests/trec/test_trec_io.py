@@ -9,6 +9,7 @@ import pytest
 import pytrec_eval
 from hypothesis import given
 from hypothesis import strategies as st
+from reader_paths import general_calls, general_only
 
 from sklearn_rankmetrics.trec import _general_reader, evaluate_run, read_qrels, read_run
 from sklearn_rankmetrics.trec._io import read_qrels_bytes, read_run_bytes
@@ -153,9 +154,72 @@ decimal_tokens = st.builds(
 ).filter(lambda token: any(c.isdigit() for c in token.split("e")[0]))
 
 
-@given(st.lists(decimal_tokens | st.floats(allow_nan=False).map(repr), min_size=1, max_size=30))
-def test_score_tokens_parse_exactly_as_float(tokens):
-    assert_same_bits(read_scores(tokens), tokens)
+def long_decimals(seed, count=40):
+    """Scores of 16 to 18 random digits, signed, some with an exponent: past the 15 digits whose integer and power
+    of ten make one correctly rounded division, within an int64 (a shortcut widened to 18 digits would misread
+    about one in five). Drawn with numpy from a seed: hypothesis, shrinking towards simple values, draws few
+    distinct digit strings."""
+    rng = np.random.default_rng(seed)
+    tokens = []
+    for _ in range(count):
+        n_digits = int(rng.integers(16, 19))
+        digits = str(int(rng.integers(10 ** (n_digits - 1), 10**n_digits, dtype=np.int64)))
+        point = int(rng.integers(0, n_digits + 1))
+        exponent = f"e{int(rng.integers(-30, 31))}" if rng.random() < 0.2 else ""
+        tokens.append(f"{rng.choice(['', '-', '+'])}{digits[:point]}.{digits[point:]}{exponent}")
+    return tokens
+
+
+score_tokens = st.lists(decimal_tokens | st.floats(allow_nan=False).map(repr), max_size=30)
+# Scores of 16 to 18 digits that the widened shortcut misreads by one ulp.
+MISREAD_BY_A_WIDENED_SHORTCUT = ["935184877270549.1", "9973.012828265959", "-993.7140408908737", "+91.32861726578061"]
+
+# Every way a score reaches a parser: pyarrow on a file read in place, on bytes read whole (an open file) or
+# decompressed; the general reader on tabs, on runs of spaces (its two ways of finding tokens), in chunks, after
+# gzip, and on single spaces where pyarrow is not installed.
+READER_PATHS = {
+    "pyarrow, in place": (b" ", "path", False),
+    "pyarrow, an open file": (b" ", "file", False),
+    "pyarrow, gzip": (b" ", "gzip", False),
+    "general, tabs": (b"\t", "path", True),
+    "general, runs of spaces": (b"   ", "file", True),
+    "general, chunks of 64 bytes": (b"\t", "chunks", True),
+    "general, gzip": (b" \t", "gzip", True),
+    "general, without pyarrow": (b" ", "without pyarrow", True),
+}
+
+
+def scores_read(tokens, path, separator, route):
+    """The scores of a run file of ``tokens``, read by ``route``; and the files the general reader read."""
+    content = run_file([("q", f"d{i}", token) for i, token in enumerate(tokens)]).replace(b" ", separator)
+    path.write_bytes(gzip.compress(content) if route == "gzip" else content)
+    with pytest.MonkeyPatch.context() as patch:
+        if route == "chunks":
+            patch.setattr(_general_reader, "CHUNK_BYTES", 64)
+        if route == "without pyarrow":
+            general_only(patch)
+        calls = general_calls(patch)
+        run = read_run_bytes(io.BytesIO(content) if route == "file" else path)
+    return run.score, calls
+
+
+@pytest.mark.parametrize("reader_path", list(READER_PATHS))
+@given(tokens=score_tokens, seed=st.integers(0, 2**32 - 1))
+def test_score_tokens_parse_exactly_as_float_on_every_reader_path(tmp_path_factory, reader_path, tokens, seed):
+    separator, route, general = READER_PATHS[reader_path]
+    tokens = tokens + long_decimals(seed)
+    scores, calls = scores_read(tokens, tmp_path_factory.mktemp("run") / "run", separator, route)
+    assert bool(calls) == general
+    assert_same_bits(scores, tokens)
+
+
+@pytest.mark.parametrize("reader_path", list(READER_PATHS))
+def test_scores_of_16_to_18_digits_parse_exactly_on_every_reader_path(tmp_path, reader_path):
+    separator, route, general = READER_PATHS[reader_path]
+    tokens = MISREAD_BY_A_WIDENED_SHORTCUT * 10  # several chunks of 64 bytes
+    scores, calls = scores_read(tokens, tmp_path / "run", separator, route)
+    assert bool(calls) == general
+    assert_same_bits(scores, tokens)
 
 
 # ---- 15. a run without any line is an empty Run ------------------------------------------------
