@@ -22,6 +22,7 @@ from sklearn_rankmetrics.metrics._intent_aware import (
 from sklearn_rankmetrics.metrics._normalized import ncg_score, normalized_err_score, q_measure_score
 from sklearn_rankmetrics.metrics._overlap import compatibility_score, rank_biased_overlap
 from sklearn_rankmetrics.metrics._pairs import ordered_pair_accuracy_score
+from sklearn_rankmetrics.registry._metric_info import CONVENTION_KEYS
 
 
 def graded_collection(seed, n_queries=30, levels=(0, 0, 1, 2, 3), unretrieved=0.15):
@@ -111,7 +112,11 @@ def test_compatibility_equals_ir_measures_where_its_conventions_say():
     compatibility = pytest.importorskip("ir_measures.providers.compat_provider").compatibility
     from sklearn_rankmetrics import metric_info
 
-    settings = {key: value for key, value in metric_info("Compat").conventions["ir_measures"].items() if key != "note"}
+    settings = {
+        key: value
+        for key, value in metric_info("Compat").conventions["ir_measures"].items()
+        if key not in CONVENTION_KEYS
+    }
     rng = np.random.default_rng(5)
     for trial in range(300):
         n = int(rng.integers(1, 12))
@@ -164,7 +169,9 @@ def test_inst_and_insq_match_ir_measures_spellings():
     for name in ("INST(T=2.0, max_rel=3)", "INSQ(T=2.0, max_rel=3)"):
         # ir_measures' own spelling, and the record's conventions for it (k=1000), give its number.
         info = metric_info(name)
-        convention = {key: value for key, value in info.conventions["ir_measures"].items() if key != "note"}
+        convention = {
+            key: value for key, value in info.conventions["ir_measures"].items() if key not in CONVENTION_KEYS
+        }
         expected = per_query(ir_measures, ir_measures.parse_measure(name), qrels, run, np.unique(qid))
         values = info.function(y_true, y_score, qid=qid, **info.settings, **convention, average=False)
         np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-15, err_msg=name)
