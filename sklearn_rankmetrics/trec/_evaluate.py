@@ -117,8 +117,6 @@ def evaluation_values(evaluation, base, params):
 SET_BY_THE_EVALUATION = {
     "ties": "evaluate_run sets for every measure: pass ties= to evaluate_run",
     "average": "evaluate_run sets for every measure: pass average= to evaluate_run",
-    "qid": "the run sets: its query ids",
-    "judged": "the qrels set: the judged documents",
 }
 
 
@@ -349,7 +347,11 @@ def evaluate_run(
     -----
     Every judged document counts: one that the run did not retrieve takes no
     rank but counts in the number of relevant documents and the ideal
-    ranking (the library's ``-inf`` convention). Run queries without
+    ranking (the library's ``-inf`` convention). The library's measures that
+    scale gains by a top grade (ERR, nERR, INST and INSQ without
+    ``max_grade``) take it from the qrels: their largest judgement, over every
+    query, so that a query's value never depends on which other queries the
+    run answers (or ``complete`` adds). Run queries without
     judgements are skipped, as in trec_eval; when no query of the run is
     judged, there is nothing to evaluate (an error) unless ``complete``. A
     document retrieved twice for one query (within ``max_depth``), or judged
