@@ -89,7 +89,7 @@ def expected_exposure_loss(
     component = check_option("component", component, ("loss", "disparity", "relevance"))
     gamma = check_real("patience", patience, low=0, high=1, low_open=True)
     exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="expected_exposure_loss")
-    weights = gamma ** np.arange(exposure.k)
+    weights = gamma ** np.arange(min(exposure.k, exposure.n_items))  # no list holds more places than items
     system = exposure.expected(weights)
     groups = np.arange(exposure.n_items) if item_groups is None else group_codes(item_groups, exposure)
     available = Availability(y_score, item_id, qid, exposure)

@@ -27,6 +27,8 @@ MAX_NAME_LENGTH = 500
 OPTION_TYPES = (str, int, float, bool, type(None))
 # The families whose names take a cutoff and options; the others' are names looked up whole.
 SCORED = ("ranking", "diversity")
+# The arguments that carry data, one value per row: the call gives them, never a name.
+DATA_ARGUMENTS = ("y_true", "y_score", "qid", "sample_weight", "judged", "candidates")
 
 
 def matched(name):
@@ -109,6 +111,13 @@ def settings(name, match, record, preset, base_cutoff, *, suggest):
     no hint).
     """
     options = parse_options(match["options"], name) if match["options"] is not None else {}
+    data = sorted(set(options) & set(DATA_ARGUMENTS), key=DATA_ARGUMENTS.index)
+    if data:
+        raise ValueError(
+            f"{name!r} sets {data[0]}, which carries the data (one value per row), not an option of the metric: "
+            f"name the metric without it, and pass {data[0]}= with the data (to the metric function, "
+            "ranking_report or the scorer's call; evaluate_run reads it from the qrels and the run)."
+        )
     options = own_option_names(options, record, name)
     clash = sorted(set(options) & set(preset))
     if clash:
