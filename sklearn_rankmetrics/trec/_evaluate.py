@@ -50,7 +50,7 @@ def parse_measure(spec, *, library_names=False):
 
     if not reads_as_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
-        hint = f" Did you mean {close!r}?" if close else ""
+        hint = f" Did you mean {close!r}?" if close and close != spec else ""
         raise ValueError(
             f"{spec!r} is neither a trec_eval measure nor a ranking metric name.{hint} trec_eval's measures "
             "take their parameters after a dot (as in 'P.5,10', 'ndcg_cut.10' or 'rbp.p=0.8'); its sets are "
