@@ -1,6 +1,6 @@
 """Recommender evaluation: catalogue coverage, the metrics beyond accuracy, and sampled evaluation.
 
-    python benchmarks/bench_recommenders.py [coverage] [beyond] [tied] [sampled] [sampled-strong]
+    python benchmarks/bench_recommenders.py [coverage] [beyond] [report] [tied] [sampled] [sampled-strong]
 
 coverage (10,000 users x 1,000 items, 10M scores):
 
@@ -11,6 +11,11 @@ the same matrix, which coverage should not dwarf (issue #25). Medians of 3 runs.
 
 beyond (10,000 users x 5,000 items, 50M scores, issue #30): each metric beyond accuracy at k=10 on the
 dense matrix; the target is about a second each. One run each.
+
+report (issue #38; the same 10,000 x 5,000 data as beyond): recommender_report of six accuracy metrics@10 and the ten
+metrics beyond accuracy, against ranking_report of the six accuracy metrics alone; the goal is at most 1.5x. Beside
+them, the report's values against ranking_report's and each function's, and the eleven calls it replaces (the
+accuracy report and the ten functions one by one). Runs interleaved, medians of 5 (of 3 for the eleven calls).
 
 tied (issue #30): gini_index and novelty_score on a 10,000 x 5,000 matrix of zeros, every row one tie block
 straddling rank 10 (50M entries, each shown with chance 10 / 5,000), against the same sizes with distinct scores;
@@ -114,6 +119,60 @@ def beyond():
     for name, function, options in calls:
         value, seconds = timed(function, scores, k=K, repeat=1, **options)
         print(f"  {name:<42} {seconds:6.2f} s   {value:.4f}")
+
+
+ACCURACY = ["ndcg@10", "recall@10", "precision@10", "map@10", "mrr@10", "hit_rate@10"]
+BEYOND = ["catalog_coverage", "gini_index", "shannon_entropy", "novelty", "arp", "aplt", "user_coverage", "ild",
+          "serendipity", "expected_exposure"]  # fmt: skip
+
+
+def report(repeat=5):
+    import warnings
+
+    n_users, n_items = 10_000, 5_000
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(n_users, n_items)) + np.linspace(3, -3, n_items)
+    scores[rng.random(scores.shape) < 0.05] = -np.inf
+    inputs = {
+        "item_popularity": rng.uniform(0.001, 1, n_items),  # shares of users: novelty, ARP and APLT read them
+        "item_features": rng.normal(size=(n_items, 32)),
+        "baseline_score": np.where(scores > -np.inf, np.linspace(3, -3, n_items), -np.inf),
+        "item_groups": rng.integers(0, 10, n_items),
+    }
+    held_out = sp.csr_array(rng.random(scores.shape) < 0.01)
+    print(f"{n_users} users x {n_items} items, k={K}, dense scores (5% -inf), sparse held-out items")
+    warnings.simplefilter("ignore")  # the users without a held-out item, said once per call
+    accuracy_times, report_times = [], []
+    for _ in range(repeat):  # interleaved, so that the machine's load weighs on both alike
+        accuracy, seconds = timed(rm.ranking_report, held_out, scores, metrics=ACCURACY, repeat=1)
+        accuracy_times.append(seconds)
+        full, seconds = timed(rm.recommender_report, held_out, scores, k=K, metrics=ACCURACY + BEYOND, repeat=1,
+                              **inputs)  # fmt: skip
+        report_times.append(seconds)
+    accuracy_time, report_time = np.median(accuracy_times), np.median(report_times)
+    for name in ACCURACY:
+        assert abs(full[name] - accuracy[name]) <= 1e-12 * abs(accuracy[name]), (name, full[name], accuracy[name])
+    print(f"  ranking_report, {len(ACCURACY)} accuracy metrics:      {accuracy_time:6.2f} s")
+    print(f"  recommender_report, those and {len(BEYOND)} beyond accuracy: {report_time:6.2f} s")
+    print(f"  ratio: {report_time / accuracy_time:.2f}x the accuracy report (goal: at most 1.5x)")
+    calls = [
+        (rm.catalog_coverage, {}),
+        (rm.gini_index, {}),
+        (rm.shannon_entropy, {}),
+        (rm.novelty_score, {"item_popularity": inputs["item_popularity"]}),
+        (rm.average_popularity_score, {"item_popularity": inputs["item_popularity"]}),
+        (rm.long_tail_share_score, {"item_popularity": inputs["item_popularity"]}),
+        (rm.user_coverage, {}),
+        (rm.intra_list_diversity_score, {"item_features": inputs["item_features"]}),
+        (rm.serendipity_score, {"y_true": held_out, "baseline_score": inputs["baseline_score"]}),
+        (rm.expected_exposure_loss, {"y_true": held_out, "item_groups": inputs["item_groups"]}),
+    ]
+    separate = accuracy_time
+    for name, (function, options) in zip(BEYOND, calls, strict=True):
+        value, seconds = timed(function, scores, k=K, repeat=3, **options)
+        assert value == full[name], (name, value, full[name])  # the function's value, to the last bit
+        separate += seconds
+    print(f"  the eleven calls it replaces:                  {separate:6.2f} s   ({separate / report_time:.1f}x)")
 
 
 def tied():
@@ -238,7 +297,14 @@ def compare_estimates(models, seen, held_out, metrics, n_draws, n_negatives):
             )
 
 
-SECTIONS = {"coverage": coverage, "beyond": beyond, "tied": tied, "sampled": sampled, "sampled-strong": sampled_strong}
+SECTIONS = {
+    "coverage": coverage,
+    "beyond": beyond,
+    "report": report,
+    "tied": tied,
+    "sampled": sampled,
+    "sampled-strong": sampled_strong,
+}
 
 if __name__ == "__main__":
     for section in sys.argv[1:] or SECTIONS:

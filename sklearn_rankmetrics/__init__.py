@@ -3,7 +3,7 @@
 Every public name is importable from here; each lives in the subpackage of its
 layer (:mod:`.metrics`, :mod:`.recommenders`, :mod:`.registry`,
 :mod:`.model_selection`, :mod:`.stats`, :mod:`.trec`, :mod:`.datasets`) and is
-imported on first use.
+imported on first use. The wings are :mod:`.fusion`, :mod:`.meta` and :mod:`.counterfactual`.
 """
 
 from ._core._lazy import lazy_exports
@@ -51,6 +51,7 @@ _EXPORTS = {
         "intra_list_diversity_score",
         "long_tail_share_score",
         "novelty_score",
+        "recommender_report",
         "sample_candidates",
         "serendipity_score",
         "shannon_entropy",
@@ -86,6 +87,8 @@ __getattr__, __dir__ = lazy_exports(
         "counterfactual",
         "dask",
         "datasets",
+        "fusion",
+        "meta",
         "metrics",
         "model_selection",
         "recommenders",

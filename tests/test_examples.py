@@ -18,7 +18,9 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
         "evaluate_trec_run.py",
         "evaluate_recommender.py",
         "recommender_beyond_accuracy.py",
+        "recommender_report.py",
         "clicks_offline_and_online.py",
+        "fuse_hybrid_retrieval.py",
     ],
 )
 def test_example_runs(script, tmp_path):

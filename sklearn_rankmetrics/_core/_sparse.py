@@ -53,7 +53,7 @@ def candidate_rows(y_true, y_score, depth):
     row_labels = np.zeros(len(users))
     # The interactions: inside the top k they label a row already there, outside they add one.
     nonzero_users, nonzero_items = labels.nonzero()
-    values = labels[nonzero_users, nonzero_items]
+    values = np.asarray(labels[nonzero_users, nonzero_items]).reshape(-1) if len(nonzero_users) else np.zeros(0)
     inside = seen[nonzero_users, nonzero_items]
     keys = users.astype(np.int64) * n_items + items
     places = np.searchsorted(keys, nonzero_users[inside].astype(np.int64) * n_items + nonzero_items[inside])

@@ -11,31 +11,39 @@ import warnings
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.utils.metadata_routing import MetadataRequest
+from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
 from .._core._validation import check_option, plain
+from ..recommenders._candidate_options import check_sampled_correction
 from ..registry._names import canonical_name, parse_metric_name
 from ..registry._registry import DIVERSITY_METRICS, KERNELS, SCORER_NAMES
 from ._guards import check_scored_fold
 from ._qid_column import missing_qid_error, resolve_qid
 
 RESPONSE_METHODS = ("auto", "predict", "decision_function", "predict_proba")
-ROUTED = ("qid", "groups", "sample_weight")
+ROUTED = ("qid", "groups", "sample_weight", "candidates")
+# The sampled evaluation's options of the accuracy metrics (recommenders/_candidate_options.py): candidates are one
+# value per row, so they reach a scorer as metadata, split with the folds; the others are fixed options.
+CANDIDATE_OPTIONS = ("sampled_correction", "n_items")
 
 
-def ranking_scores(estimator, X, response_method="auto"):
+def ranking_scores(estimator, X, response_method="auto", qid=None):
     """Scores to rank the rows of ``X`` by, from a fitted estimator.
 
     ``"auto"`` uses ``predict`` for regressors and rankers; for classifiers with
     ``predict_proba``, the probability of the positive class (binary) or the
     expected grade :math:`\\sum_c c\\, P(c)` (multiclass on numeric grades).
+    An estimator whose ``predict`` requests ``qid`` (metadata routing, as
+    ``FusionRanker``'s does: it fuses each query's rows together) receives the
+    query ids ``qid``.
     """
     response_method = check_option("response_method", response_method, RESPONSE_METHODS)
     if response_method == "auto":
         proba = _is_classifier(estimator) and hasattr(estimator, "predict_proba")
         response_method = "predict_proba" if proba else "predict"
     if response_method != "predict_proba":
-        scores = np.asarray(getattr(estimator, response_method)(X), dtype=np.float64)
+        params = {"qid": qid} if qid is not None and requests_qid(estimator, response_method) else {}
+        scores = np.asarray(getattr(estimator, response_method)(X, **params), dtype=np.float64)
         return scores.ravel() if scores.ndim == 2 and scores.shape[1] == 1 else scores
     proba = estimator.predict_proba(X)
     if proba.shape[1] == 2:
@@ -47,6 +55,14 @@ def ranking_scores(estimator, X, response_method="auto"):
             f"classes {classes[:5].tolist()}. Encode the grades as numbers or pass response_method='predict'."
         )
     return proba @ classes.astype(np.float64)
+
+
+def requests_qid(estimator, method):
+    """Whether ``estimator``'s ``method`` requests the query ids by metadata routing."""
+    try:
+        return getattr(get_routing_for_object(estimator), method).requests.get("qid") is True
+    except AttributeError:  # a router (a Pipeline, a search) or a duck-typed model: it requests nothing itself
+        return False
 
 
 def _is_classifier(estimator):
@@ -65,11 +81,14 @@ class RankingScorer:
         self._response = check_option("response_method", response_method, RESPONSE_METHODS)
         self._qid_column = qid_column
         self._kwargs = dict(kwargs or {})
-        self._requests = {"qid": True, "groups": True, "sample_weight": None}
+        # Corrected estimates need the candidates: requested by default; otherwise on demand, as sample_weight.
+        corrected = self._kwargs.get("sampled_correction") is not None
+        self._requests = {"qid": True, "groups": True, "sample_weight": None, "candidates": True if corrected else None}
 
     # The scikit-learn protocol: metadata routing and what its multimetric scorer reads.
     def get_metadata_routing(self):
-        """The metadata this scorer requests: ``qid`` and ``groups``; ``sample_weight`` on demand."""
+        """The metadata this scorer requests: ``qid`` and ``groups``; ``sample_weight`` and ``candidates`` on demand
+        (``candidates`` by default with ``sampled_correction``)."""
         request = MetadataRequest(owner=type(self).__name__)
         for param, alias in self._requests.items():
             request.score.add_request(param=param, alias=alias)
@@ -91,20 +110,26 @@ class RankingScorer:
     def _accept_sample_weight(self):
         return True
 
-    def __call__(self, estimator, X, y_true, sample_weight=None, **metadata):
+    def __call__(self, estimator, X, y_true, sample_weight=None, candidates=None, **metadata):
         unexpected = set(metadata) - {"qid", "groups"}
         if unexpected:
-            raise TypeError(f"{self!r} got unexpected metadata {sorted(unexpected)}; it takes qid and groups.")
+            raise TypeError(
+                f"{self!r} got unexpected metadata {sorted(unexpected)}; it takes qid, groups and candidates."
+            )
         qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
         if qid is None:
             raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
-        score = self._score_predictions(y_true, ranking_scores(estimator, X, self._response), qid, sample_weight)
+        y_score = ranking_scores(estimator, X, self._response, qid)
+        score = self._score_predictions(y_true, y_score, qid, sample_weight, candidates=candidates)
         check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
         return score
 
-    def _score_predictions(self, y_true, y_score, qid, sample_weight):
+    def _score_predictions(self, y_true, y_score, qid, sample_weight, *, candidates=None):
         """The signed metric of scores ``y_score`` (shared between scorers by permutation_importance)."""
-        return self._sign * self._score_func(y_true, y_score, qid=qid, sample_weight=sample_weight, **self._kwargs)
+        sampled = {} if candidates is None else {"candidates": candidates}  # a caller's metric may not take them
+        return self._sign * self._score_func(
+            y_true, y_score, qid=qid, sample_weight=sample_weight, **sampled, **self._kwargs
+        )
 
     def _options(self):
         """The options that differ from the defaults, including those of the scorer itself."""
@@ -176,7 +201,10 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
         the column of ``X`` that holds the query ids. With routing on, the
         scorer requests ``qid`` and ``groups`` and these win over the column.
     **kwargs
-        Options of ``score_func``, such as ``k=10``.
+        Options of ``score_func``, such as ``k=10``; for the accuracy
+        metrics, ``sampled_correction=`` and an int ``n_items=`` of the
+        sampled evaluation (their ``candidates``, one per row, come as
+        metadata: see Notes).
 
     Returns
     -------
@@ -202,6 +230,15 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
       ``scorer.set_score_request(sample_weight=True)``, as for sklearn's scorers.
     - routing off: from column ``qid_column`` of ``X``.
 
+    Sampled candidates (one bool per row, as :func:`recall_at_k_score`'s
+    ``candidates=`` for 1-D inputs) reach the scorer as metadata, split with
+    the folds: ``scorer(estimator, X, y, qid=qid, candidates=mask)``, or
+    under routing ``fit(X, y, groups=qid, candidates=mask)``, requested by
+    default when the scorer sets ``sampled_correction`` and otherwise after
+    ``scorer.set_score_request(candidates=True)``. A fold's rows are then
+    ranked among its candidates only, or with ``sampled_correction`` the
+    full-catalogue value is estimated, as the metric does.
+
     Examples
     --------
     >>> from sklearn.linear_model import Ridge
@@ -224,6 +261,12 @@ def make_ranking_scorer(score_func, *, greater_is_better=True, response_method="
         raise TypeError(f"{score_func.__name__} takes no option {', '.join(map(repr, unknown))}.{hint}")
     if "average" in kwargs:
         raise TypeError("A scorer returns the mean over queries: it takes no average option.")
+    if "candidates" in kwargs:
+        raise TypeError(
+            "candidates are one value per row, which cross-validation splits into folds: pass them as metadata, "
+            "scorer(estimator, X, y, qid=qid, candidates=mask), or with metadata routing "
+            "scorer.set_score_request(candidates=True) and fit(X, y, groups=qid, candidates=mask)."
+        )
     check_options(score_func, kwargs)
     return RankingScorer(
         score_func,
@@ -248,9 +291,22 @@ def check_options(score_func, options):
         y_true = np.zeros(2)
     else:
         return  # a metric of the caller's: its input form is unknown
+    options = check_candidate_options(options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # every query is undefined here
         score_func(y_true, np.array([1.0, 0.0]), **options)
+
+
+def check_candidate_options(options):
+    """The options without those of the sampled evaluation, which are checked here: the trial has no candidates."""
+    check_sampled_correction(options.get("sampled_correction"))
+    n_items = options.get("n_items")
+    if n_items is not None and (np.ndim(n_items) != 0 or isinstance(n_items, bool | np.bool_)):
+        raise TypeError(
+            "A scorer takes n_items as one int for every user: the users of each fold differ, so one value per user "
+            f"cannot follow them; got {plain(n_items)!r}."
+        )
+    return {key: value for key, value in options.items() if key not in CANDIDATE_OPTIONS}
 
 
 def get_ranking_scorer_names():

@@ -23,26 +23,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._inputs import rank_queries
 from .._core._query_ids import distinct_query_ids, query_id_array
-from .._core._ranking import weighted_mean
-from .._core._sparse import canonical_csr
 from .._core._validation import (
     TIES,
     as_float_array,
-    check_flag,
     check_k,
-    check_labels,
     check_no_missing,
     check_option,
     check_scores,
-    check_zero_division,
     plain,
 )
-from .._core._warnings import warn
-from ._coverage import NOT_RECOMMENDABLE, kth_scores, sparse_top_k
+from ._top_k import NOT_RECOMMENDABLE, split_lowest, top_k_entries
 
 
 @dataclass
@@ -131,7 +124,7 @@ def exposure_to_depth(y_score, item_id, qid, k, ties, catalog, who, name):
         return Exposure(empty, empty, empty, nothing, empty, empty, nothing, empty, no_list, n_users, n_items, k,
                         user_ids, item_ids, n_rows)  # fmt: skip
     ranking, order = rank_queries(np.zeros(len(scores)), scores, qid=users, ties=TIE_RULE[ties], return_order=True)
-    visible = ranking.visible(k)
+    visible = ranking.visible(min(k, n_items))  # no user has more items (and the positions' integers hold it)
     if ranking.has_ties:
         size, first = ranking.block_sizes, ranking.block_first
         block = np.repeat(np.arange(len(size)), size)
@@ -178,13 +171,14 @@ def lowest_block_exposure(above, above_scores, low, shape, k, ties):
     its m items each shown with chance v / m, no sort of the m entries.
     """
     n_users, n_items = shape
+    places = min(k, n_items)  # a list never holds more (and numpy's integers hold any k so bounded)
     above_users = above // n_items
     ranked = ranked_above(above, above_scores, above_users, ties)
     n_above = np.bincount(above_users, minlength=n_users)
     # Each user's lowest block: m entries, v = min(k - above, m) places within k (user by user: repeats, no gathers).
     low_user, low_item = np.divmod(low, n_items)
     m = np.bincount(low_user, minlength=n_users)
-    v = np.minimum(k - n_above, m)
+    v = np.minimum(places - n_above, m)
     first_block = len(ranked.size)
     members = np.flatnonzero(m > 0)
     if ties == "average":
@@ -259,9 +253,15 @@ def matrix_top_k(y_score, k, *, qid, catalog, who, name="y_score"):
     Returns the entries above each user's lowest block there, their scores,
     the entries of that block (its k-th score), and the matrix's shape.
     Entries scored ``-inf`` (or not stored, in a sparse matrix) are never
-    shown. For a dense matrix the block is read with two comparisons per
-    row, never gathered score by score.
+    shown (:func:`~._top_k.top_k_entries`).
     """
+    check_matrix_layout(y_score, qid=qid, catalog=catalog, who=who, name=name)
+    flat, scores, shape = top_k_entries(y_score, k, name=name)
+    return (*split_lowest(flat, scores, shape), shape)
+
+
+def check_matrix_layout(y_score, *, qid, catalog, who, name="y_score"):
+    """Refuse what a users x items matrix cannot come with: no scores, a qid or a catalog, or a shape not 2-D."""
     if y_score is None:
         raise ValueError(f"{who} needs {name}: a users x items score matrix, or 1-D scores with item_id and qid.")
     if qid is not None or catalog is not None:
@@ -275,20 +275,6 @@ def matrix_top_k(y_score, k, *, qid, catalog, who, name="y_score"):
             f"item_id is None, so {name} must be a users x items score matrix (2-D, dense or scipy sparse); got "
             f"shape {np.shape(y_score)}. For one row per (user, item) pair, give item_id and qid too."
         )
-    if sparse.issparse(y_score):
-        items, scores, users, n_items = sparse_top_k(y_score, k, name=name)
-        flat = users.astype(np.int64) * n_items + items
-        counts = np.bincount(users, minlength=y_score.shape[0])
-        lowest = np.full(len(counts), np.inf)
-        if len(scores):
-            lowest[counts > 0] = np.minimum.reduceat(scores, (np.cumsum(counts) - counts)[counts > 0])
-        in_lowest = scores == lowest[users]
-        return flat[~in_lowest], scores[~in_lowest], flat[in_lowest], y_score.shape
-    matrix = as_float_array(y_score, name, ndim=(2,))
-    check_scores(matrix, name, minus_inf=NOT_RECOMMENDABLE)
-    kth = kth_scores(matrix, k)
-    above = np.flatnonzero(matrix > kth[:, None])
-    return above, matrix.reshape(-1)[above], np.flatnonzero(matrix == kth[:, None]), matrix.shape
 
 
 def pair_entries(item_id, y_score, qid, catalog, who, name="y_score"):
@@ -489,165 +475,3 @@ def check_mask(values, name):
     else:
         got = f"{mask.dtype} values such as {plain(mask.ravel()[0])!r}" if mask.size else f"dtype {mask.dtype}"
     raise ValueError(f"{name} must be a boolean mask (True/False, or 0/1); got {got}.")
-
-
-def per_user_result(values, defined, *, exposure, average, zero_division, undefined_reason):
-    """Each user's value (``zero_division`` where undefined), or their mean over the users that enter it.
-
-    With ``zero_division=np.nan`` (the default) undefined users are left out
-    of the mean; a warning says how many, since the mean then speaks for the
-    others only.
-    """
-    check_flag("average", average)
-    zero_division = check_zero_division(zero_division)
-    values = np.where(defined, values, zero_division)
-    if not average:
-        return values
-    kept = ~np.isnan(values)
-    if not kept.any():
-        warn(
-            f"Every user is undefined ({undefined_reason}), so the mean is nan. Pass zero_division=0.0 to score "
-            "such users.",
-            UndefinedMetricWarning,
-        )
-        return float("nan")
-    if np.isnan(zero_division) and not kept.all():
-        warn(
-            f"{np.count_nonzero(~kept)} of {len(values)} users are undefined ({undefined_reason}) and left out of "
-            "the mean. Pass zero_division=0.0 to count them as 0, or average=False to see each user's value.",
-            UndefinedMetricWarning,
-        )
-    return weighted_mean(values[kept])
-
-
-# ---- shared by the metrics of the lists: docstring parts and the mean over users ----
-
-LAYOUT = """y_score : array-like of shape (n_users, n_items) or (n_samples,), or sparse matrix
-        Predicted scores: a users x items matrix (column ``j`` is item ``j``),
-        dense or scipy sparse, or with ``item_id`` one score per (user, item)
-        pair. A higher score ranks higher; ``-inf`` marks an item not to
-        recommend (already seen), never shown. In a sparse matrix only the
-        stored entries are candidates (store an explicit 0 for a candidate
-        scored 0), and duplicate entries hold their sum, as scipy defines
-        them. NaN and ``+inf`` are errors.
-    item_id : array-like of shape (n_samples,), default=None
-        The item of each (user, item) pair, of any comparable type; each
-        pair given once. None: ``y_score`` is a users x items matrix.
-    qid : array-like of shape (n_samples,), default=None
-        The user of each pair (None: a single user); None for a matrix."""
-
-
-K = """k : int, default=10
-        The length of each user's list, an integer >= 1. A user with fewer
-        recommendable items shows them all."""
-
-
-TIES_DOC = """ties : {"average", "pessimistic", "optimistic", "stable"}, default="average"
-        Order of items with equal scores: ``"average"``, the exact expected
-        value over all orderings of each user's ties (an item of the tie
-        block straddling rank k, with ``v`` of its ``m`` places above k, is
-        shown with chance ``v / m``); the others, input order (column order
-        for a matrix, row order for pairs)."""
-
-
-AVERAGE = """average : bool, default=True
-        Return the mean over users; False: one value per user (the rows of a
-        matrix, or the users as ``np.unique(qid)`` orders them)."""
-
-
-ZERO_DIVISION = """zero_division : {np.nan, 0.0, 1.0}, default=np.nan
-        Value of a user for whom the metric is undefined (%s); nan leaves
-        the user out of the mean, with a warning that says how many."""
-
-
-PER_ITEM = """Indexed by item: column ``j`` of a matrix, item id ``j`` when the
-        pairs' ids are the integers 0..n_items-1, or a mapping from item id
-        (a column, for a matrix) to value; only the items that some top k
-        shows need one."""
-
-
-CATALOG = """catalog : array-like, default=None
-        With ``item_id``: the ids of every item of the catalogue, so that items
-        no user was scored on count as never shown. None: the items given
-        (the columns of a matrix)."""
-
-
-def fill(**extra):
-    """Fill ``%(name)s`` in the docstring with the shared descriptions (``extra``: the zero_division case)."""
-
-    def decorate(function):
-        parts = {
-            "layout": LAYOUT,
-            "k": K,
-            "ties": TIES_DOC,
-            "average": AVERAGE,
-            "per_item": PER_ITEM,
-            "catalog": CATALOG,
-        }
-        parts["zero_division"] = ZERO_DIVISION % extra.get("undefined", "")
-        function.__doc__ = function.__doc__ % parts
-        return function
-
-    return decorate
-
-
-def no_exposure(who):
-    warn(
-        f"No user shows any item (every score is -inf, or nothing is stored), so {who} is nan.", UndefinedMetricWarning
-    )
-    return float("nan")
-
-
-def list_mean(exposure, values, *, average, zero_division):
-    """Each user's mean of entry ``values`` over its top k (expected, with ties), or the mean over users."""
-    sums = exposure.per_user(exposure.chance * values)
-    length = exposure.length
-    means = np.divide(sums, length, out=np.zeros(exposure.n_users), where=length > 0)
-    return per_user_result(
-        means,
-        length > 0,
-        exposure=exposure,
-        average=average,
-        zero_division=zero_division,
-        undefined_reason="no item to recommend: every score -inf",
-    )
-
-
-def matrix_shape(y_score):
-    return y_score.shape if sparse.issparse(y_score) else np.shape(y_score)
-
-
-def labels_at(y_true, exposure):
-    """The label of each entry of ``exposure``, from ``y_true`` in the layout of the scores."""
-    if exposure.n_rows is None:  # a users x items matrix
-        shape = (exposure.n_users, exposure.n_items)
-        if sparse.issparse(y_true):
-            labels = canonical_csr(y_true)  # duplicate entries summed, as scipy defines them
-            if labels.shape != shape:
-                raise ValueError(f"y_true must have the shape of y_score, {shape}; got {labels.shape}.")
-            check_labels(np.concatenate((np.asarray(labels.data, dtype=np.float64), [0.0])))
-            return np.asarray(labels[exposure.user, exposure.item], dtype=np.float64).reshape(-1)
-        if np.shape(y_true) != shape:
-            raise ValueError(f"y_true must have the shape of y_score, {shape}; got {np.shape(y_true)}.")
-        labels = as_float_array(y_true, "y_true", ndim=(2,))
-        check_labels(labels)
-        return labels[exposure.user, exposure.item]
-    if np.shape(y_true) != (exposure.n_rows,):
-        raise ValueError(
-            f"y_true must be 1-D with one label per (user, item) pair, {exposure.n_rows} like item_id; got shape "
-            f"{np.shape(y_true)}."
-        )
-    labels = as_float_array(y_true, "y_true")
-    check_labels(labels)
-    return labels[exposure.row]
-
-
-def lookup(keys, values, wanted, default=0.0):
-    """The value of each ``wanted`` key among ``keys`` (distinct), ``default`` where it is absent."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    places = np.minimum(np.searchsorted(sorted_keys, wanted), max(len(keys) - 1, 0))
-    found = sorted_keys[places] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)
-    result = np.full(len(wanted), default, dtype=np.float64)
-    result[found] = values[order[places[found]]]
-    return result

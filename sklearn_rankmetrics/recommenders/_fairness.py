@@ -6,7 +6,8 @@ from scipy import sparse
 from .._core._query_ids import query_id_array
 from .._core._sparse import canonical_csr
 from .._core._validation import check_labels, check_option, check_real
-from ._exposure import PerItem, codes_of, fill, lookup, matrix_shape, per_user_result, top_k_exposure
+from ._exposure import PerItem, codes_of
+from ._lists import Lists, UserValues, fill, lookup, matrix_shape, per_user_result
 
 
 @fill(undefined="nothing to recommend: every score -inf, or nothing stored")
@@ -87,22 +88,28 @@ def expected_exposure_loss(
     array([0.])
     """
     component = check_option("component", component, ("loss", "disparity", "relevance"))
+    check_real("patience", patience, low=0, high=1, low_open=True)
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="expected_exposure_loss")
+    found = _expected_exposure(lists, y_true=y_true, item_groups=item_groups, patience=patience, component=component)
+    return per_user_result(found, average=average, zero_division=zero_division)
+
+
+def _expected_exposure(lists, *, y_true, item_groups=None, patience=0.5, component="loss"):
+    """Each user's EE-L, EE-D or EE-R (``component``) of its items' or groups' expected exposure."""
+    component = check_option("component", component, ("loss", "disparity", "relevance"))
     gamma = check_real("patience", patience, low=0, high=1, low_open=True)
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="expected_exposure_loss")
-    weights = gamma ** np.arange(min(exposure.k, exposure.n_items))  # no list holds more places than items
+    exposure, item_id = lists.exposure, lists.item_id
+    weights = gamma ** np.arange(min(exposure.k, exposure.n_items))  # no list is longer than the catalogue
     system = exposure.expected(weights)
     groups = np.arange(exposure.n_items) if item_groups is None else group_codes(item_groups, exposure)
-    available = Availability(y_score, item_id, qid, exposure)
+    available = Availability(lists.y_score, item_id, lists.qid, exposure)
     users, items, grades = available.relevant(y_true, item_id)
     disparity, relevance, ideal = exposure_norms(exposure, system, available, (users, items, grades), groups, weights)
     value = {"loss": disparity - 2.0 * relevance + ideal, "disparity": disparity, "relevance": relevance}[component]
-    return per_user_result(
+    return UserValues(
         np.maximum(value, 0.0) if component == "loss" else value,
         available.counts > 0,
-        exposure=exposure,
-        average=average,
-        zero_division=zero_division,
-        undefined_reason="nothing to recommend: every score -inf",
+        "nothing to recommend: every score -inf",
     )
 
 

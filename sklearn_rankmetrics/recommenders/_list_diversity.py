@@ -4,7 +4,8 @@ import numpy as np
 from sklearn.metrics import pairwise_distances
 
 from .._core._validation import check_real
-from ._exposure import PerItem, fill, labels_at, list_mean, lookup, per_user_result, top_k_exposure
+from ._exposure import PerItem
+from ._lists import Lists, UserValues, fill, labels_at, list_mean, lookup, per_user_result
 
 
 @fill(undefined="fewer than two items to recommend")
@@ -72,7 +73,14 @@ def intra_list_diversity_score(
     >>> intra_list_diversity_score([[3, 2, 1], [3, 1, 2]], item_features=features, k=2, average=False)
     array([0., 1.])
     """
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="intra_list_diversity_score")
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="intra_list_diversity_score")
+    found = _intra_list_diversity(lists, item_features=item_features, metric=metric)
+    return per_user_result(found, average=average, zero_division=zero_division)
+
+
+def _intra_list_diversity(lists, *, item_features, metric="cosine"):
+    """Each user's mean distance between two items of its top k (each pair with its chance to be shown)."""
+    exposure = lists.exposure
     distances = PairDistances(item_features, metric, exposure)
     sums = np.zeros(exposure.n_users)
     for left, right, together in list_pairs(exposure):
@@ -81,14 +89,7 @@ def intra_list_diversity_score(
     length = exposure.length
     n_pairs = length * (length - 1) / 2
     values = np.divide(sums, n_pairs, out=np.zeros(exposure.n_users), where=n_pairs > 0)
-    return per_user_result(
-        values,
-        n_pairs > 0,
-        exposure=exposure,
-        average=average,
-        zero_division=zero_division,
-        undefined_reason="fewer than two items to recommend",
-    )
+    return UserValues(values, n_pairs > 0, "fewer than two items to recommend")
 
 
 # Pairs of entries handled at a time (about 40 MB of working arrays), so that a large tie block straddling rank k,
@@ -273,10 +274,16 @@ def serendipity_score(
     >>> serendipity_score([[4, 1, 2, 3]], y_true=y_true, baseline_score=popular, k=2)  # item 3 is a find
     0.5
     """
-    who = "serendipity_score"
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who=who)
-    baseline = top_k_exposure(baseline_score, item_id=item_id, qid=qid, k=k, ties=ties, who=who, name="baseline_score")
-    if item_id is None and (baseline.n_users, baseline.n_items) != (exposure.n_users, exposure.n_items):
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="serendipity_score")
+    found = _serendipity(lists, y_true=y_true, baseline_score=baseline_score, relevance_threshold=relevance_threshold)
+    return per_user_result(found, average=average, zero_division=zero_division)
+
+
+def _serendipity(lists, *, y_true, baseline_score, relevance_threshold=1):
+    """Each user's share of its top k that is relevant and not in the baseline's top k."""
+    exposure = lists.exposure
+    baseline = lists.top_k_of(baseline_score, "baseline_score")
+    if lists.item_id is None and (baseline.n_users, baseline.n_items) != (exposure.n_users, exposure.n_items):
         raise ValueError(
             f"baseline_score must have the shape of y_score, {(exposure.n_users, exposure.n_items)}: the baseline "
             f"ranks the same users and items; got {(baseline.n_users, baseline.n_items)}."
@@ -284,4 +291,4 @@ def serendipity_score(
     threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
     relevant = labels_at(y_true, exposure) >= threshold
     in_baseline = lookup(baseline.row, baseline.chance, exposure.row)  # 0 where the baseline does not show it
-    return list_mean(exposure, relevant * (1.0 - in_baseline), average=average, zero_division=zero_division)
+    return list_mean(exposure, relevant * (1.0 - in_baseline))

@@ -8,23 +8,8 @@ segment sums: per user (``average=False``), or over the catalogue.
 import numpy as np
 
 from .._core._validation import check_integer, check_real, plain
-from ._exposure import (
-    PerItem,
-    check_mask,
-    fill,
-    is_mapping,
-    item_values,
-    list_mean,
-    no_exposure,
-    per_user_result,
-    top_k_exposure,
-)
-
-
-def exposure_counts(y_score, item_id, qid, k, catalog, ties, who):
-    """Each catalogue item's expected number of users whose top k shows it."""
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, catalog=catalog, who=who)
-    return exposure.per_item(exposure.chance)
+from ._exposure import PerItem, check_mask, is_mapping, item_values
+from ._lists import Lists, UserValues, catalogue_value, fill, list_mean, per_user_result
 
 
 @fill()
@@ -73,10 +58,17 @@ def gini_index(y_score, *, item_id=None, qid=None, k=10, catalog=None, ties="ave
     >>> round(gini_index(scores, k=2), 4)  # item 0 in every list
     0.4167
     """
-    counts = np.sort(exposure_counts(y_score, item_id, qid, k, catalog, ties, "gini_index"))
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, catalog=catalog, who="gini_index")
+    return catalogue_value(_gini_index(lists), "gini_index")
+
+
+def _gini_index(lists):
+    """The Gini index of the expected exposure counts (nan where nothing is shown)."""
+    exposure = lists.exposure
+    counts = np.sort(exposure.per_item(exposure.chance))
     total = counts.sum()
     if total == 0:
-        return no_exposure("gini_index")
+        return float("nan")
     # sum_j (2j - n - 1) c_(j) = sum_{i<j} (c_(j) - c_(i)), a sum over the gaps between sorted counts, each gap
     # counted by the (m - 1)(n - m + 1) pairs across it: non-negative term by term, and exactly 0 for equal counts.
     n_items = len(counts)
@@ -134,10 +126,17 @@ def shannon_entropy(y_score, *, item_id=None, qid=None, k=10, ties="average"):
     >>> round(float(np.log(4)), 4)
     1.3863
     """
-    counts = exposure_counts(y_score, item_id, qid, k, None, ties, "shannon_entropy")
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="shannon_entropy")
+    return catalogue_value(_shannon_entropy(lists), "shannon_entropy")
+
+
+def _shannon_entropy(lists):
+    """The entropy of the expected exposure counts (nan where nothing is shown); items never shown add 0."""
+    exposure = lists.exposure
+    counts = exposure.per_item(exposure.chance)
     total = counts.sum()
     if total == 0:
-        return no_exposure("shannon_entropy")
+        return float("nan")
     shares = counts[counts > 0] / total
     return float(-np.dot(shares, np.log(shares)))
 
@@ -192,7 +191,15 @@ def novelty_score(
     >>> novelty_score([[3, 2, 1], [1, 2, 3]], item_popularity=popularity, k=1, average=False)
     array([1., 3.])
     """
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="novelty_score")
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="novelty_score")
+    return per_user_result(
+        _novelty(lists, item_popularity=item_popularity), average=average, zero_division=zero_division
+    )
+
+
+def _novelty(lists, *, item_popularity):
+    """Each user's mean self-information -log2 p_i over its top k."""
+    exposure = lists.exposure
     shown = exposure.shown_items()
     popularity = item_values(item_popularity, exposure, "item_popularity", needed=shown)
     bad = shown[(popularity[shown] <= 0) | (popularity[shown] > 1)]
@@ -205,7 +212,7 @@ def novelty_score(
         )
     with np.errstate(divide="ignore", invalid="ignore"):  # items never shown may have any value
         information = -np.log2(popularity)
-    return list_mean(exposure, information[exposure.item], average=average, zero_division=zero_division)
+    return list_mean(exposure, information[exposure.item])
 
 
 @fill(undefined="no item to recommend")
@@ -259,7 +266,14 @@ def average_popularity_score(
     >>> average_popularity_score([[3, 2, 1], [1, 2, 3]], item_popularity=[90, 30, 6], k=2)
     39.0
     """
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="average_popularity_score")
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="average_popularity_score")
+    found = _average_popularity(lists, item_popularity=item_popularity)
+    return per_user_result(found, average=average, zero_division=zero_division)
+
+
+def _average_popularity(lists, *, item_popularity):
+    """Each user's mean popularity over its top k."""
+    exposure = lists.exposure
     shown = exposure.shown_items()
     popularity = item_values(item_popularity, exposure, "item_popularity", needed=shown)
     bad = shown[~np.isfinite(popularity[shown])]
@@ -268,7 +282,7 @@ def average_popularity_score(
             f"item_popularity must be finite for every shown item; got {plain(popularity[bad[0]])!r} for item "
             f"{exposure.item_name(bad[0])!r}."
         )
-    return list_mean(exposure, popularity[exposure.item], average=average, zero_division=zero_division)
+    return list_mean(exposure, popularity[exposure.item])
 
 
 @fill(undefined="no item to recommend")
@@ -338,7 +352,14 @@ def long_tail_share_score(
     """
     if (item_popularity is None) == (long_tail is None):
         raise ValueError("long_tail_share_score needs item_popularity or long_tail (one of them, not both).")
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="long_tail_share_score")
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties=ties, who="long_tail_share_score")
+    found = _long_tail_share(lists, item_popularity=item_popularity, long_tail=long_tail, head_share=head_share)
+    return per_user_result(found, average=average, zero_division=zero_division)
+
+
+def _long_tail_share(lists, *, item_popularity=None, long_tail=None, head_share=0.8):
+    """Each user's share of long-tail items in its top k: ``long_tail`` if given, else ``item_popularity``'s tail."""
+    exposure = lists.exposure
     if long_tail is not None:
         given = PerItem(long_tail if is_mapping(long_tail) else check_mask(long_tail, "long_tail"), "long_tail")
         check_mask(given.table, "long_tail")  # a mapping's values too
@@ -348,7 +369,7 @@ def long_tail_share_score(
         given = PerItem(item_popularity, "item_popularity")
         given.table = tail_of(given, head_share).astype(np.float64)  # the head among every item given
         in_tail = given.at(exposure.n_items, exposure.item_ids, needed=exposure.shown_items())
-    return list_mean(exposure, in_tail[exposure.item], average=average, zero_division=zero_division)
+    return list_mean(exposure, in_tail[exposure.item])
 
 
 def tail_of(popularity, head_share):
@@ -419,18 +440,17 @@ def user_coverage(y_score, *, item_id=None, qid=None, k=10, min_items=1, average
     >>> user_coverage(scores, k=2, min_items=2, average=False)
     array([1., 0., 0.])
     """
-    exposure = top_k_exposure(y_score, item_id=item_id, qid=qid, k=k, ties="stable", who="user_coverage")
+    lists = Lists.of(y_score, item_id=item_id, qid=qid, k=k, ties="stable", who="user_coverage")
+    return per_user_result(_user_coverage(lists, min_items=min_items), average=average, zero_division=0.0)
+
+
+def _user_coverage(lists, *, min_items=1):
+    """Whether each user's list holds at least ``min_items`` items (the same in every ordering of the ties)."""
+    exposure = lists.exposure
     min_items = check_integer("min_items", min_items)
     if min_items > exposure.k:
         raise ValueError(
             f"min_items must be at most k ({exposure.k}): a list of k items never holds more; got {min_items}."
         )
     covered = (exposure.length >= min_items).astype(np.float64)
-    return per_user_result(
-        covered,
-        np.ones(exposure.n_users, dtype=bool),
-        exposure=exposure,
-        average=average,
-        zero_division=0.0,
-        undefined_reason="",
-    )
+    return UserValues(covered, np.ones(exposure.n_users, dtype=bool), "")

@@ -51,7 +51,6 @@ from .._core._warnings import warn
 from ._candidates import label_matrix, mask_matrix
 from ._exposure import PerItem
 
-CORRECTIONS = ("bv", "cls")
 # The bias-variance trade-off of "bv": on generated leave-one-out data (benchmarks/bench_recommenders.py) 0.01
 # keeps Recall@10 within 0.005 of the full value where 0.1 shrinks good models by up to 0.04.
 BV_GAMMA = 0.01
@@ -77,7 +76,9 @@ def sample_candidates(
         ``"uniform"``: every eligible item equally likely (the law that
         ``sampled_correction`` assumes); ``"popularity"``: draws in
         proportion to ``item_popularity`` (weighted sampling without
-        replacement: successive draws among the items left).
+        replacement: successive draws among the items left), for the
+        metric on the candidates only: ``sampled_correction`` refuses such
+        candidates (see Notes).
     item_popularity : array-like of shape (n_items,) or mapping, default=None
         Non-negative weights of the items for ``"popularity"`` (an item of
         weight 0 is never drawn): one per column, or a mapping from column
@@ -92,8 +93,10 @@ def sample_candidates(
 
     Returns
     -------
-    candidates : scipy.sparse.csr_array of bool, shape (n_users, n_items)
-        True for each user's candidates.
+    candidates : CandidateSet of shape (n_users, n_items)
+        A ``scipy.sparse.csr_array`` of bool, True for each user's
+        candidates, whose ``strategy`` attribute says how they were drawn
+        (``"uniform"`` or ``"popularity"``).
 
     See Also
     --------
@@ -104,6 +107,17 @@ def sample_candidates(
     The draws use exponential keys (Efraimidis & Spirakis 2006): each
     eligible item gets ``E / w`` with ``E`` exponential and ``w`` its weight,
     and the ``n_negatives`` smallest win, a few thousand users at a time.
+
+    The corrected estimators (``sampled_correction``) read each relevant
+    item's sampled rank through the hypergeometric law of uniform draws.
+    Under popularity draws the chance that a negative above the item is
+    drawn depends on the weights of the very items above it, which only
+    the full ranking tells, so no table of the sampled rank corrects them;
+    the candidates of ``strategy="popularity"`` are marked (their class,
+    kept by scipy's copies, slices and ``astype``) and refused there with
+    that reason. The mark lives on the returned object: a mask made from
+    it (``toarray``, ``tocoo``, ``scipy.sparse.csr_array(...)``), like any
+    mask made by hand, is taken as uniformly drawn.
 
     Examples
     --------
@@ -157,7 +171,38 @@ def sample_candidates(
         rows.append(users[finite])
         columns.append(chosen[finite])
     rows, columns = np.concatenate(rows), np.concatenate(columns)
-    return sparse.csr_array((np.ones(len(rows), dtype=bool), (rows, columns)), shape=(n_users, n_items))
+    drawn = PopularityCandidateSet if strategy == "popularity" else CandidateSet
+    return drawn((np.ones(len(rows), dtype=bool), (rows, columns)), shape=(n_users, n_items))
+
+
+class CandidateSet(sparse.csr_array):
+    """Candidates drawn by :func:`sample_candidates`: a csr_array of bool that says how its negatives were drawn.
+
+    ``strategy`` is ``"uniform"``; :class:`PopularityCandidateSet` is
+    ``"popularity"``. The mark is the class, so that scipy's copies, slices
+    and ``astype`` keep it.
+    """
+
+    strategy = "uniform"
+
+
+class PopularityCandidateSet(CandidateSet):
+    """Candidates drawn in proportion to the items' popularity: the corrected estimators refuse them."""
+
+    strategy = "popularity"
+
+
+def check_uniform(candidates):
+    """Refuse candidates drawn by popularity for the corrected estimators, with the reason (uniform law assumed)."""
+    if getattr(candidates, "strategy", "uniform") != "uniform":
+        raise ValueError(
+            "sampled_correction assumes negatives drawn uniformly, but these candidates were drawn by popularity "
+            "(sample_candidates(strategy='popularity')). The estimators read a relevant item's sampled rank through "
+            "the hypergeometric law of uniform draws; under popularity draws the chance of drawing a negative above "
+            "the item depends on the weights of the very items above it, which only the full ranking tells, so no "
+            "correction by the sampled rank is exact. Draw the candidates with strategy='uniform' for "
+            "sampled_correction, or pass sampled_correction=None for the metric on these candidates."
+        )
 
 
 def draw_weights(item_popularity, n_items):

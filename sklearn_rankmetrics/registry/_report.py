@@ -9,21 +9,27 @@ from .._core._inputs import measure_in_namespace, rank_queries
 from .._core._namespace_ops import ArrayApiOps
 from .._core._parallel import map_in_threads
 from .._core._query_ids import query_ids_of_rows
+from .._core._ranking import numpy_mean_without_nan, reported_means
 from .._core._resampling import bootstrap_interval, check_resampling
 from .._core._validation import TIES, check_flag, check_option, check_zero_division, plain
 from .._core._warnings import warn
+from ..recommenders._candidate_options import candidate_rows, check_without_candidates, corrected_values
 from ._names import parse_metric_name, shared_kernel
 from ._registry import BY_FUNCTION
 
 # Options that belong to the whole report: one sort serves every metric.
 SET_BY_THE_REPORT = {
     option: f"the report sets once for every metric: pass {option}= to ranking_report"
-    for option in ("ties", "average")  # a name never sets qid or sample_weight: they carry data (the grammar)
+    # A name never sets qid, sample_weight or candidates: they carry data (the grammar refuses them).
+    for option in ("ties", "average", "sampled_correction", "n_items")
 }
 
 
-def computes_in_namespace(*, metrics, confidence_level, **arguments):
-    """Whether a report runs in its arrays' namespace: each metric's kernel can, and no interval is asked for."""
+def computes_in_namespace(*, metrics, confidence_level, candidates, **arguments):
+    """Whether a report runs in its arrays' namespace: each metric's kernel can, and no interval nor candidates are
+    asked for."""
+    if candidates is not None:
+        return False  # sampled evaluation runs with numpy, on the host
     try:
         if iter(metrics) is metrics:  # an iterator, which only the report may read
             return False
@@ -47,6 +53,9 @@ def ranking_report(
     confidence_level=None,
     n_resamples=10_000,
     random_state=None,
+    candidates=None,
+    sampled_correction=None,
+    n_items=None,
 ):
     """Compute several ranking metrics of the same inputs, sharing one sort.
 
@@ -76,6 +85,24 @@ def ranking_report(
         Bootstrap resamples of the queries for the intervals.
     random_state : int, RandomState instance or None, default=None
         Seed of the resampling, for reproducible intervals.
+    candidates : array-like of bool or sparse matrix, default=None
+        Restrict each ranking to these items, as the accuracy metrics'
+        ``candidates=`` does (:func:`sample_candidates` draws them): a mask of
+        the shape of ``y_true`` (a sparse matrix's stored entries), or one
+        value per row for 1-D inputs; the scores outside it are not read.
+        Every metric is then computed on the candidates, from one sort.
+    sampled_correction : {"bv", "cls"}, default=None
+        With ``candidates``, each metric is Krichene & Rendle's corrected
+        estimate of its full-catalogue value, as the metric's own
+        ``sampled_correction=`` gives it (the metrics that sum a function of
+        each relevant item's rank: precision, recall, F1, hit rate, MRR,
+        MAP, CG, DCG, NDCG). They assume uniformly drawn negatives: the
+        candidates of ``sample_candidates(strategy="popularity")`` are
+        refused.
+    n_items : int or array-like of shape (n_queries,), default=None
+        Long format with ``sampled_correction`` only: each user's catalogue
+        size when the rows hold only the candidates (see
+        :func:`recall_at_k_score`).
 
     Returns
     -------
@@ -115,17 +142,30 @@ def ranking_report(
         raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     check_zero_division(zero_division)
     check_flag("average", average)
+    rng = None
     if confidence_level is not None:
         if not average:
             raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
         n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
-    names, requests = list(metrics), []  # each metric's kernel, its options and its zero_division
+    names, requests, functions = list(metrics), [], []  # each metric's kernel, its options and its zero_division
     if not names:
         raise ValueError("metrics names no metric: pass at least one metric name, such as ['ndcg@10'].")
     for name in names:
-        _, kernel, options = shared_kernel(name, caller="ranking_report", set_by_caller=SET_BY_THE_REPORT)
+        function, kernel, options = shared_kernel(name, caller="ranking_report", set_by_caller=SET_BY_THE_REPORT)
         requests.append((kernel, options, options.pop("zero_division", zero_division)))
+        functions.append(function)
     zero_divisions = [name_zero_division for _, _, name_zero_division in requests]
+    if candidates is None:
+        check_without_candidates(sampled_correction, n_items)
+    else:
+        rows = candidate_rows(
+            y_true, y_score, candidates, qid=qid, n_items=n_items, sampled_correction=sampled_correction
+        )
+        if sampled_correction is not None:
+            estimates = CorrectedEstimates(rows, sampled_correction, ties=ties, sample_weight=sample_weight)
+            found = [estimates.of(function, request[1]) for function, request in zip(functions, requests, strict=True)]
+            return estimates.report(names, found, zero_divisions, average, confidence_level, n_resamples, rng)
+        y_score = rows.restricted_scores()  # the metrics on the candidates: the other items are not ranked
     inputs = (y_true, y_score, qid, sample_weight)
     found = namespace_of(inputs)
     if found is not None:  # arrays of another namespace, measured on their device
@@ -161,6 +201,49 @@ def ranking_report(
         for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
     ]
     return reported(names, means, intervals, n_undefined, zero_divisions, ranking.n_queries)
+
+
+class CorrectedEstimates:
+    """The report's corrected estimates of the full-catalogue metrics from candidates: each user's, and their means.
+
+    Each metric's per-user estimates are those of its own
+    ``sampled_correction=`` (:func:`corrected_values`); the means, the
+    intervals and the warnings are the report's, as for the other metrics.
+    """
+
+    def __init__(self, rows, sampled_correction, *, ties, sample_weight):
+        self.rows, self.correction = rows, sampled_correction
+        self.shared = {"ties": ties, "sample_weight": sample_weight}
+        self.weights = rows.user_weights(sample_weight)
+
+    def of(self, function, options):
+        """Each user's estimate of one metric with the ``options`` its name sets, and where it is defined."""
+        values = corrected_values(function, self.rows, self.correction, {**options, **self.shared})
+        return values, ~np.isnan(values)
+
+    def report(self, names, found, zero_divisions, average, confidence_level, n_resamples, rng):
+        filled = [
+            np.where(defined, values, zero) for (values, defined), zero in zip(found, zero_divisions, strict=True)
+        ]
+        if not average:
+            ids = np.arange(self.rows.n_users)
+            if self.rows.qid is not None:
+                ids = query_ids_of_rows(self.rows.qid, self.rows.first_rows)
+            return {"qid": ids, **dict(zip(names, filled, strict=True))}
+        means = reported_means([numpy_mean_without_nan(values, self.weights) for values in filled])
+        intervals = [
+            () if confidence_level is None else self.interval(values, n_resamples, confidence_level, rng)
+            for values in filled
+        ]
+        n_undefined = [int(np.count_nonzero(~defined)) for _, defined in found]
+        return reported(names, means, intervals, n_undefined, zero_divisions, self.rows.n_users)
+
+    def interval(self, values, n_resamples, confidence_level, rng):
+        kept = ~np.isnan(values)
+        if not kept.any():
+            return float("nan"), float("nan")
+        weights = None if self.weights is None else self.weights[kept]
+        return bootstrap_interval(values[kept], n_resamples, confidence_level, rng, weights)
 
 
 def report_in_namespace(names, requests, inputs, *, ties, average, namespace):

@@ -87,7 +87,9 @@ def test_report_diversity_interpolation_and_coverage_under_dispatch(xp):
             metric(convert(xp, judgements), convert(xp, y_score), qid=convert(xp, qid), average=False)
             for metric in (alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score)
         ]
-        coverage = catalog_coverage(convert(xp, np.arange(len(qid)) % 7), convert(xp, y_score), qid=convert(xp, qid))
+        coverage = catalog_coverage(
+            convert(xp, y_score), item_id=convert(xp, np.arange(len(qid))), qid=convert(xp, qid)
+        )
     expected = ranking_report(y_true, y_score, qid=qid, average=False)
     for name, values in expected.items():
         np.testing.assert_allclose(host(report[name]), values, rtol=1e-12)
@@ -98,7 +100,7 @@ def test_report_diversity_interpolation_and_coverage_under_dispatch(xp):
         (alpha_ndcg_score, intent_aware_err_score, subtopic_recall_score), diversity, strict=True
     ):
         np.testing.assert_allclose(host(values), metric(judgements, y_score, qid=qid, average=False), rtol=1e-12)
-    assert coverage == catalog_coverage(np.arange(len(qid)) % 7, y_score, qid=qid)
+    assert coverage == catalog_coverage(y_score, item_id=np.arange(len(qid)), qid=qid)
 
 
 @pytest.mark.parametrize("xp", NAMESPACES)

@@ -202,7 +202,7 @@ def test_metadata_requests_follow_sklearn_conventions():
         "qid",
         "sample_weight",
     }
-    with pytest.raises(TypeError, match="set_score_request accepts qid, groups, sample_weight; got foo"):
+    with pytest.raises(TypeError, match="set_score_request accepts qid, groups, sample_weight, candidates; got foo"):
         get_ranking_scorer("ndcg").set_score_request(foo=True)
 
 

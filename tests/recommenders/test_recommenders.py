@@ -87,25 +87,26 @@ def test_hit_rate_with_a_tie_block_straddling_k_is_hypergeometric():
 
 def test_coverage_counts_items_shown_anywhere():
     item_id = ["a", "b", "c", "a", "b", "c"]
-    assert catalog_coverage(item_id, [3, 2, 1, 1, 3, 2], qid=[1, 1, 1, 2, 2, 2], k=1) == pytest.approx(2 / 3)
-    assert catalog_coverage(item_id, [3, 2, 1, 1, 3, 2], qid=[1, 1, 1, 2, 2, 2], k=2) == 1.0
-    with_catalog = catalog_coverage(item_id, [3, 2, 1, 1, 3, 2], qid=[1, 1, 1, 2, 2, 2], k=1, catalog=list("abcd"))
+    assert catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=[1, 1, 1, 2, 2, 2], k=1) == pytest.approx(2 / 3)
+    assert catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=[1, 1, 1, 2, 2, 2], k=2) == 1.0
+    qid = [1, 1, 1, 2, 2, 2]
+    with_catalog = catalog_coverage([3, 2, 1, 1, 3, 2], item_id=item_id, qid=qid, k=1, catalog=list("abcd"))
     assert with_catalog == 0.5
 
 
 def test_coverage_averages_ties_and_never_shows_unrecommended_items():
     # Two users, three tied items each, k=1: each item is shown by a user with chance 1/3.
     item_id, qid = ["a", "b", "c"] * 2, [1, 1, 1, 2, 2, 2]
-    assert catalog_coverage(item_id, np.zeros(6), qid=qid, k=1) == pytest.approx(1 - (2 / 3) ** 2, rel=1e-15)
-    assert catalog_coverage(item_id, np.zeros(6), qid=qid, k=1, ties="stable") == pytest.approx(1 / 3)
-    assert catalog_coverage(["a", "b", "c"], [1, -np.inf, 1], k=3) == pytest.approx(2 / 3)
+    assert catalog_coverage(np.zeros(6), item_id=item_id, qid=qid, k=1) == pytest.approx(1 - (2 / 3) ** 2, rel=1e-15)
+    assert catalog_coverage(np.zeros(6), item_id=item_id, qid=qid, k=1, ties="stable") == pytest.approx(1 / 3)
+    assert catalog_coverage([1, -np.inf, 1], item_id=["a", "b", "c"], k=3) == pytest.approx(2 / 3)
 
 
 def test_coverage_errors():
     with pytest.raises(ValueError, match="'z', which is not in the catalog"):
-        catalog_coverage(["a", "z"], [1, 2], catalog=["a", "b"])
+        catalog_coverage([1, 2], item_id=["a", "z"], catalog=["a", "b"])
     with pytest.raises(ValueError, match="k must be an integer >= 1"):
-        catalog_coverage(["a"], [1], k=None)
+        catalog_coverage([1], item_id=["a"], k=None)
 
 
 @pytest.mark.parametrize(
@@ -114,12 +115,12 @@ def test_coverage_errors():
         (
             {"item_id": [0, 1, 2], "y_score": [1.0, 2.0, 3.0], "qid": [0, 0]},
             "catalog_coverage got inconsistent numbers of rows: item_id has 3, y_score has 3, qid has 2. Give one "
-            "item id, one score and one query id per (query, item) pair.",
+            "item id, one score and one user id (qid) per (user, item) pair.",
         ),
         (
             {"item_id": [0, 1], "y_score": [1.0, 2.0, 3.0]},
             "catalog_coverage got inconsistent numbers of rows: item_id has 2, y_score has 3. Give one item id, one "
-            "score and one query id per (query, item) pair.",
+            "score and one user id (qid) per (user, item) pair.",
         ),
         (
             {"item_id": [0, None], "y_score": [1.0, 2.0], "qid": [0, 0]},
@@ -186,7 +187,8 @@ def test_coverage_of_a_score_matrix_matches_a_naive_loop(k, ties):
     # The same scores as (user, item) pairs, the long route.
     n_users, n_items = y_score.shape
     item_id, qid = np.tile(np.arange(n_items), n_users), np.repeat(np.arange(n_users), n_items)
-    assert catalog_coverage(item_id, y_score.ravel(), qid=qid, k=k, ties=ties) == pytest.approx(expected, rel=1e-12)
+    pairs = catalog_coverage(y_score.ravel(), item_id=item_id, qid=qid, k=k, ties=ties)
+    assert pairs == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("form", [sp.csr_matrix, sp.csr_array, sp.csc_matrix, sp.coo_array])
@@ -230,7 +232,7 @@ def test_a_score_matrix_leaves_the_input_unchanged():
         ({"item_id": [0, 1], "y_score": np.zeros((2, 3))}, ValueError, "so item_id must be None"),
         ({"item_id": [0, 1], "y_score": sp.csr_array((2, 3))}, ValueError, "so item_id must be None"),
         ({"y_score": [1.0, 2.0]}, ValueError, r"y_score must be a users x items score matrix.*shape \(2,\)"),
-        ({}, ValueError, "catalog_coverage needs y_score"),
+        ({}, TypeError, "missing 1 required positional argument: 'y_score'"),
         ({"y_score": [[1.0, np.nan]]}, ValueError, "y_score contains NaN"),
         ({"y_score": sp.csr_array(np.array([[1.0, np.nan]]))}, ValueError, "y_score contains NaN"),
         ({"y_score": np.zeros((2, 0))}, ValueError, "y_score is empty"),
