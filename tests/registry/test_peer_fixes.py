@@ -140,3 +140,34 @@ def test_interpolated_precision_trec_eval9_is_pytrec_evals_and_ir_measures(seed)
     measure = ir_measures.parse_measure("IPrec@0.25")
     by_query = {metric.query_id: metric.value for metric in ir_measures.iter_calc([measure], qrels, run)}
     np.testing.assert_allclose(ours[:, levels.index(0.25)], [by_query[str(query)] for query in queries], atol=1e-15)
+
+
+@pytest.mark.parametrize("correction", [None, "bv", "cls"])
+def test_precision_capped_divides_by_the_recommendable_items_through_candidates_too(correction):
+    # Every item a candidate: the sampled route (corrected or not) equals the direct one, for k past the catalogue.
+    rng = np.random.default_rng(1)
+    y_true, y_score = (rng.random((6, 10)) < 0.3).astype(float), rng.random((6, 10))
+    candidates = np.ones_like(y_true, dtype=bool)
+    for k in (3, 20):
+        direct = precision_at_k_score(y_true, y_score, k=k, denominator="capped")
+        sampled = precision_at_k_score(
+            y_true, y_score, k=k, denominator="capped", candidates=candidates, sampled_correction=correction
+        )
+        assert sampled == pytest.approx(direct, rel=1e-12)
+    assert precision_at_k_score(y_true, y_score, k=20, denominator="capped") == pytest.approx(
+        2 * precision_at_k_score(y_true, y_score, k=20)
+    )
+    with pytest.raises(ValueError, match="denominator must be one of 'k', 'capped'"):
+        precision_at_k_score(y_true, y_score, k=3, denominator="relevant")
+
+
+def test_interpolation_names_its_two_rules():
+    with pytest.raises(ValueError, match="interpolation must be one of 'trec_eval10', 'trec_eval9'; got 'trec_eval8'"):
+        interpolated_precision_score([1, 0, 1], [3, 2, 1], interpolation="trec_eval8")
+    # Recall 0.1 of 5 relevant documents: round(0.5) = 1 (halves up) and floor(0.5 + 0.9) = 1 agree; 0.25 of 5
+    # does not: round(1.25) = 1 against floor(2.15) = 2. Relevant at ranks 1, 3, 4, 6, 7.
+    y_true, y_score = [1, 0, 1, 1, 0, 1, 1], np.arange(7, 0, -1.0)
+    ten = interpolated_precision_score(y_true, y_score, recall_levels=[0.1, 0.25])
+    nine = interpolated_precision_score(y_true, y_score, recall_levels=[0.1, 0.25], interpolation="trec_eval9")
+    assert ten[0] == nine[0] == 1.0  # the first relevant document
+    assert ten[1] == 1.0 and nine[1] == pytest.approx(3 / 4)  # the best precision from the 1st, from the 2nd
