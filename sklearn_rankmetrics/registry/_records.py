@@ -250,7 +250,16 @@ RECORDS = (
             "ranx": ("r-precision",),
             "torchmetrics": ("RetrievalRPrecision", "retrieval_r_precision"),
         },
-        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL, "ir_measures": IR_MEASURES, "ranx": RANX},
+        conventions={
+            "torchmetrics": {
+                **TORCHMETRICS,
+                "inputs": (*TORCHMETRICS["inputs"], "no_cutoff"),
+                "note": TORCHMETRICS["note"] + "; its R-precision takes no top_k",
+            },
+            "trec_eval": TREC_EVAL,
+            "ir_measures": IR_MEASURES,
+            "ranx": RANX,
+        },
     ),
     register(
         "err",

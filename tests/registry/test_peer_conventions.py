@@ -69,6 +69,9 @@ DECIMALS = ("95", "8", "5")
 # Recall levels of the interpolated precision: a tool's spelling takes one (trec_eval's iprec_at_recall.0.4).
 LEVELS = (0.0, 0.1, 0.25, 0.4, 0.5, 0.75, 0.9, 1.0)
 LEVEL_SPELLINGS = {"iprec_at_recall": "iprec_at_recall.{x}", "IPrec": "IPrec@{x}"}
+# Tools whose every metric takes a cutoff that the name's "@k" gives (torchmetrics' top_k): their spellings are
+# run with "@k" too, unless the convention holds without a cutoff only.
+CUTOFF_BY_NAME = {"torchmetrics"}
 
 
 def tool_spellings(record, tool):
@@ -81,6 +84,8 @@ def tool_spellings(record, tool):
         if spelling.endswith(".p"):
             spelled += [spelling[:-1] + digits for digits in DECIMALS]
             continue
+        if tool in CUTOFF_BY_NAME and "k" in record.options and "no_cutoff" not in convention(record, tool)[1]:
+            spelled += [f"{spelling}@{k}" for k in CUTOFFS]
         template = re.sub(r"(@|_|\.)k(-?)$", r"\g<1>{k}\2", spelling)
         variants = [template.format(k=k) for k in CUTOFFS] if "{k}" in template else [spelling]
         parameters = record.peer_options.get(tool, {})
