@@ -9,6 +9,30 @@ import math
 
 import numpy as np
 
+# Fractional grades (a label between 0 and 1 gains without being relevant at threshold 1), for the generators.
+FRACTIONAL_GRADES = (0.0, 0.5, 1.0, 1.5, 2.25, 3.0)
+
+
+def random_queries(seed, n_rows=7, n_queries=3, n_labels=4, n_scores=3):
+    """Rows of a few small queries for the oracle tests, four kinds by ``seed % 4``.
+
+    Even seeds: whole labels 0 .. n_labels - 1; odd: fractional grades
+    (:data:`FRACTIONAL_GRADES`). Seeds 0 and 1 mod 4: scores from
+    ``n_scores`` values (many ties); 2 and 3: distinct scores, so that
+    cutoffs fall between documents, never inside a tie block.
+    """
+    rng = np.random.default_rng(seed)
+    qid = rng.integers(0, n_queries, n_rows)
+    if seed % 2:
+        y_true = rng.choice(FRACTIONAL_GRADES[: max(n_labels, 2) + 2], n_rows)
+    else:
+        y_true = rng.integers(0, n_labels, n_rows).astype(float)
+    if seed % 4 >= 2:
+        y_score = rng.permutation(n_rows).astype(float)
+    else:
+        y_score = rng.integers(0, n_scores, n_rows).astype(float)
+    return y_true, y_score, qid
+
 
 def gain(label, kind="linear"):
     return label if kind == "linear" else 2.0**label - 1.0

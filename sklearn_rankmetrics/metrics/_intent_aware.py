@@ -97,7 +97,8 @@ def intent_aware_precision_score(
     over the query's intents: a document is relevant to intent i when
     :math:`J(d, i) > 0`. As for :func:`precision_at_k_score`, the
     denominator is k even past the last document (the query's number of
-    documents for ``k=None``). With uniform weights this is ndeval's
+    documents retrieved for ``k=None``: a query that retrieved nothing
+    scores 0). With uniform weights this is ndeval's
     ``P-IA@k``. The mean over tie orderings is exact: precision is linear in
     the documents' places.
 
@@ -124,8 +125,10 @@ def intent_aware_precision_score(
     values = (judgements > 0).astype(np.float64) @ weights
     found, _ = _dcg(ranking.with_labels(values), k=k, discount=lambda ranks: np.ones_like(ranks))
     examined = ranking.n_retrieved if k is None else k
-    values, defined = ratio(found, (present @ weights) * examined)
-    return ranking.aggregate(values, defined, average=average, zero_division=zero_division)
+    # A query that retrieved nothing (k=None: nothing examined) scores 0; one without a relevant intent is undefined.
+    relevant = present @ weights
+    values, _ = ratio(found, relevant * examined)
+    return ranking.aggregate(values, relevant > 0, average=average, zero_division=zero_division)
 
 
 @array_api_support

@@ -17,8 +17,13 @@ from ._precision import RelevantRows, relevance
 from ._tie_expectations import cutoff_probabilities
 
 STRICT_TIES = ("stable", "pessimistic", "optimistic")
+# RBP's gains: binary (False), each label over its query's largest (True, trec_eval), the label itself ("raw", ranx).
+GRADED = (False, True, "raw")
 # trec_eval's 11 standard recall levels.
 ELEVEN_POINTS = tuple(np.round(np.arange(11) / 10, 1))
+# How a recall level x becomes the number of relevant documents to reach: trec_eval 10 rounds x R (halves up), trec_eval
+# 9 (inside pytrec_eval and so ir_measures) takes the integer part of x R + 0.9.
+INTERPOLATIONS = {"trec_eval10": 0.5, "trec_eval9": 0.9}
 
 
 def _bpref(ranking, *, relevance_threshold=1, judged=None):
@@ -83,16 +88,28 @@ def _rank_biased_precision(ranking, *, p=0.8, k=None, relevance_threshold=1, gra
     if p == 1:  # refused before the range, with why
         raise ValueError("p must be below 1: RBP with p=1 weighs every rank equally and has no finite sum.")
     p = check_real("p", p, low=0, high=1, low_open=True, high_open=True)
-    if graded:
+    graded = check_graded(graded)
+    labels = ranking.judged_labels
+    if graded is True:
         # Gains in [0, 1]: each label over its query's largest (trec_eval's scaling).
-        top = ops.segment_max(ranking.judged_labels, ranking.query_starts)
-        gains = ranking.judged_labels / ops.take(xp.maximum(top, 1.0), ranking.query_of_row)
+        top = ops.segment_max(labels, ranking.query_starts)
+        gains = labels / ops.take(xp.maximum(top, 1.0), ranking.query_of_row)
     else:
         threshold = check_real("relevance_threshold", relevance_threshold, low=0, low_open=True)
-        gains = ops.as_float(ranking.judged_labels >= threshold)
-    ranking = ranking.with_labels(gains, whole=not graded, bound=1.0)
+        gains = xp.where(labels >= threshold, labels, 0.0) if graded == "raw" else ops.as_float(labels >= threshold)
+    bound = None if graded == "raw" else 1.0
+    ranking = ranking.with_labels(gains, whole=graded is False, bound=bound)
     dcg, defined = _dcg(ranking, k=k, discount=lambda ranks: p ** (ranks - 1.0))
     return (1.0 - p) * dcg, defined
+
+
+def check_graded(graded):
+    """RBP's ``graded``: False, True or "raw" (a numpy bool as a bool)."""
+    if isinstance(graded, bool | np.bool_):
+        return bool(graded)
+    if isinstance(graded, str) and graded == "raw":
+        return graded
+    raise ValueError(f"graded must be False, True or 'raw'; got {plain(graded)!r}.")
 
 
 def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
@@ -110,7 +127,9 @@ def rbp_residual(ranking, *, p=0.8, k=None, judged=None):
     return residual
 
 
-def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_threshold=1):
+def _interpolated_precision(
+    ranking, *, recall_levels=ELEVEN_POINTS, relevance_threshold=1, interpolation="trec_eval10"
+):
     if ranking.has_ties:
         raise ValueError(
             "interpolated precision is defined on one ordering of the documents and cannot average ties; "
@@ -118,6 +137,7 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
         )
     ops, xp = ranking.ops, ranking.xp
     levels = ops.asarray(check_recall_levels(recall_levels))
+    offset = INTERPOLATIONS[check_option("interpolation", interpolation, tuple(INTERPOLATIONS))]
     relevant, n_relevant, _ = relevance(ranking, relevance_threshold)
     found = RelevantRows(ranking, relevant, n_relevant)
     n_found, n_rows = found.n_found, found.precision.shape[0]
@@ -126,8 +146,8 @@ def _interpolated_precision(ranking, *, recall_levels=ELEVEN_POINTS, relevance_t
     # Interpolated precision at the j-th relevant document: the best precision at it or below.
     starts = found.found_starts[n_found > 0] if ops.compacts else ranking.query_starts
     best_below = ops.segment_suffix_max(found.precision, starts)
-    # trec_eval's cutoff for recall level x: the round(x R)-th relevant document.
-    needed = ops.astype(xp.floor(ops.as_float(n_relevant)[:, None] * levels[None, :] + 0.5), xp.int64)
+    # trec_eval's cutoff for recall level x: the round(x R)-th relevant document (trec_eval 9: floor(x R + 0.9)).
+    needed = ops.astype(xp.floor(ops.as_float(n_relevant)[:, None] * levels[None, :] + offset), xp.int64)
     reached = (needed <= n_found[:, None]) & (n_found[:, None] > 0)
     index = found.at(needed)
     values = xp.where(reached, xp.reshape(ops.take(best_below, xp.reshape(index, (-1,))), index.shape), 0.0)
@@ -250,10 +270,12 @@ def rank_biased_precision_score(
         (0, 1). 0.8 as ir_measures; trec_eval's ``rbp`` uses 0.9.
     %(k)s
     %(relevance_threshold)s
-    graded : bool, default=False
+    graded : {False, True, "raw"}, default=False
         False: the gain of a document is 1 when it is relevant, else 0.
         True: its label over the largest label of its query (when that is
         above 1), trec_eval's scaling of graded gains into [0, 1].
+        ``"raw"``: its label itself when it is relevant, else 0, as ranx's
+        ``rbp.95`` (RBP can then exceed 1).
     judged : array-like of bool of shape (n_samples,), default=None
         Whether each row was judged; only used for the residual. None: all.
     return_residual : bool, default=False
@@ -268,7 +290,7 @@ def rank_biased_precision_score(
     Returns
     -------
     score : float or ndarray of shape (n_queries,)
-        RBP, in [0, 1].
+        RBP, in [0, 1] (up to the largest label with ``graded="raw"``).
     residual : float or ndarray of shape (n_queries,)
         Only with ``return_residual``: the residual, averaged like ``score``.
 
@@ -286,6 +308,12 @@ def rank_biased_precision_score(
     too: each unjudged document of a block gets the block's mean weight. RBP
     has no normalisation, but a query without any gain still scores
     ``zero_division``, like DCG.
+
+    The name ``"rbp"`` is this function with its defaults everywhere in the
+    library, :func:`~sklearn_rankmetrics.trec.evaluate_run` included.
+    trec_eval's ``rbp`` is ``p=0.9, graded=True``: ``"rbp.p=0.9"`` in
+    ``evaluate_run``, ``-m rbp`` in the trec_eval command. ranx's ``rbp.95``
+    is ``p=0.95, graded="raw"``; ir_measures' ``RBP(rel=1)`` the defaults.
 
     References
     ----------
@@ -327,6 +355,7 @@ def interpolated_precision_score(
     qid=None,
     recall_levels=ELEVEN_POINTS,
     relevance_threshold=1,
+    interpolation="trec_eval10",
     ties="stable",
     sample_weight=None,
     average=True,
@@ -341,6 +370,12 @@ def interpolated_precision_score(
     recall_levels : array-like of float, default=(0.0, 0.1, ..., 1.0)
         Distinct recall levels in [0, 1]; the default is trec_eval's 11 points.
     %(relevance_threshold)s
+    interpolation : {"trec_eval10", "trec_eval9"}, default="trec_eval10"
+        Which relevant document a recall level x asks for, among the query's
+        R: ``"trec_eval10"``, the round(x R)-th (halves up), as trec_eval 10's
+        ``iprec_at_recall`` (and :func:`~sklearn_rankmetrics.trec.evaluate_run`);
+        ``"trec_eval9"``, the floor(x R + 0.9)-th, as trec_eval 9, whose values
+        pytrec_eval and ir_measures' ``IPrec@x`` report.
     ties : {"stable", "pessimistic", "optimistic"}, default="stable"
         Order of documents with equal scores: input order, worst label first
         or best label first. (A maximum over ranks has no exact average over
@@ -366,8 +401,10 @@ def interpolated_precision_score(
     The interpolated precision at recall :math:`x` is the highest precision
     at any rank at or below the :math:`\mathrm{round}(xR)`-th relevant
     document (the first for :math:`x = 0`), and 0 when fewer relevant
-    documents were retrieved, as trec_eval's ``iprec_at_recall`` (rounding
-    halves up). Its mean over the 11 default levels is trec_eval's
+    documents were retrieved, as trec_eval 10's ``iprec_at_recall`` (rounding
+    halves up; ``interpolation="trec_eval9"``: the
+    :math:`\lfloor xR + 0.9 \rfloor`-th, which is 0 and so the first too for
+    small :math:`x`). Its mean over the 11 default levels is trec_eval's
     ``11pt_avg``. A query without a relevant document scores
     ``zero_division``.
 
@@ -376,13 +413,23 @@ def interpolated_precision_score(
     >>> from sklearn_rankmetrics import interpolated_precision_score
     >>> interpolated_precision_score([1, 0, 1, 0], [4, 3, 2, 1], recall_levels=[0.0, 0.5, 1.0])
     array([1.        , 1.        , 0.66666667])
+
+    With three relevant documents, recall 0.4 asks for the first (round(1.2))
+    in trec_eval 10 and the second (floor(1.2 + 0.9)) in trec_eval 9:
+
+    >>> y_true, y_score = [1, 0, 1, 1], [4, 3, 2, 1]
+    >>> float(interpolated_precision_score(y_true, y_score, recall_levels=[0.4])[0])
+    1.0
+    >>> nine = interpolated_precision_score(y_true, y_score, recall_levels=[0.4], interpolation="trec_eval9")
+    >>> round(float(nine[0]), 4)
+    0.75
     """
     check_option("ties", ties, STRICT_TIES)
     check_zero_division(zero_division)
     check_flag("average", average)
     ranking = rank_queries(y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight)
     values, defined = _interpolated_precision(
-        ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold
+        ranking, recall_levels=recall_levels, relevance_threshold=relevance_threshold, interpolation=interpolation
     )
     values = ranking.fill_undefined(values, defined[:, None], zero_division)
     if not average:

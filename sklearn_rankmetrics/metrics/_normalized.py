@@ -61,7 +61,10 @@ def _q_measure(ranking, *, k=None, beta=1.0, gain="linear"):
     else:
         found = relevant * running_sums(ranking.query_starts, ranking.query_sizes, relevant)
         gained = relevant * running_sums(ranking.query_starts, ranking.query_sizes, gains)
-    terms = (found + beta * gained) / (rank + beta * ideal_gain)
+    if beta > 1.0:  # divided through by beta: beta * gain overflows for a large finite beta (1e308)
+        terms = (found / beta + gained) / (rank / beta + ideal_gain)
+    else:
+        terms = (found + beta * gained) / (rank + beta * ideal_gain)
     if k is not None:
         terms[ranking.positions >= k] = 0.0
     # min(R, k): R is at most the longest query, so any k beyond it (2**62, say) divides by R.
@@ -283,9 +286,10 @@ def q_measure_score(
         is divided by min(k, R) (NTCIREVAL's Q@l); None: all, divided by R.
         Any integer >= 1 is accepted.
     beta : float, default=1.0
-        The weight of the cumulative gain in the blended ratio, >= 0: 0 gives
-        average precision, and a large beta nears the ratio of cumulative
-        gains.
+        The weight of the cumulative gain in the blended ratio, any finite
+        number >= 0: 0 gives average precision, and a large beta nears the
+        ratio of cumulative gains (above 1 the ratio is computed divided
+        through by beta, so that no product overflows, even at 1e308).
     %(gain)s
     %(ties)s
     %(sample_weight)s

@@ -272,6 +272,7 @@ class ListRanking:
             np.zeros(scores.shape), scores, qid=qid, ties=ties, sample_weight=sample_weight, return_order=True
         )
         self.ranking, self.order = ranking, order
+        k = ranking.cutoff(k)  # no deeper than the longest list: any k (2**63 too) past it compares whole lists
         self.length = ranking.n_retrieved if k is None else np.minimum(ranking.n_retrieved, k)
         first, size = block_extents(ranking)
         self.first_here, self.size_here = first, size  # the block at each position, in rank order

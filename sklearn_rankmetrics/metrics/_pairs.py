@@ -30,7 +30,10 @@ def _ordered_pair_accuracy(ranking):
     block_query = ranking.query_of_row[order][block_starts]
     within = np.zeros(n_queries)
     np.add.at(within, block_query, pairs_of_runs(blocks, codes, block_starts))
-    return (in_order + 0.5 * within) / np.maximum(pairs, 1.0), pairs > 0
+    values = (in_order + 0.5 * within) / np.maximum(pairs, 1.0)
+    if ranking.retrieved is not None:  # a query that retrieved nothing orders nothing: 0, not 1/2 for every pair
+        values = np.where(ranking.n_retrieved > 0, values, 0.0)
+    return values, pairs > 0
 
 
 def pair_blocks(ranking):
@@ -162,7 +165,8 @@ def ordered_pair_accuracy_score(
     over the pairs of documents of a query. It is the mean over the
     orderings of the ties of the share of pairs in order, so that for binary
     labels it is each query's ROC AUC. Documents scored ``-inf`` rank below
-    the others and count as tied among themselves, whatever ``ties``. This is
+    the others and count as tied among themselves, whatever ``ties``; a query
+    that retrieved nothing (every row ``-inf``) scores 0. This is
     TF-Ranking's ``OPAMetric`` and CatBoost's ``PairAccuracy`` per query
     (both count tied pairs as out of order: ``ties="pessimistic"``). Pairs
     are counted by sorting, in time n log n per query (n times the number of

@@ -10,6 +10,8 @@ from .._core._validation import check_k, check_option, check_real
 from ._dcg import rank_weights
 
 DENOMINATORS = ("relevant", "capped")
+# P@k divides by k, or by min(k, the query's retrieved documents) ("capped", XGBoost's pre@k).
+PRECISION_DENOMINATORS = ("k", "capped")
 
 
 def relevance(ranking, threshold):
@@ -76,10 +78,13 @@ class RelevantRows:
         return xp.reshape(xp.minimum(found, self.precision.shape[0] - 1), wanted.shape)
 
 
-def _precision(ranking, *, k=None, relevance_threshold=1):
+def _precision(ranking, *, k=None, relevance_threshold=1, denominator="k"):
     k = check_k(k)
+    denominator = check_option("denominator", denominator, PRECISION_DENOMINATORS)
     _, n_relevant, in_block = relevance(ranking, relevance_threshold)
     per_query = ranking.n_retrieved if k is None else k  # k, even past the end of a query
+    if k is not None and denominator == "capped":
+        per_query = ranking.xp.minimum(ranking.n_retrieved, k)
     return ratio(hits(ranking, in_block, ranking.cutoff(k)), per_query, ranking.ops)[0], n_relevant > 0
 
 
@@ -227,6 +232,7 @@ def precision_at_k_score(
     sample_weight=None,
     average=True,
     zero_division=0.0,
+    denominator="k",
 ):
     r"""Precision at k: the fraction of the top k documents that are relevant.
 
@@ -240,6 +246,12 @@ def precision_at_k_score(
     %(sample_weight)s
     %(average)s
     %(zero_division)s
+    denominator : {"k", "capped"}, default="k"
+        What the relevant documents in the top k are divided by: ``"k"``,
+        even when the query retrieved fewer documents (trec_eval's ``P_k``,
+        ir_measures, ranx, torchmetrics); ``"capped"``, min(k, the query's
+        retrieved documents), as XGBoost 3.2's ``pre@k``. Equal when ``k``
+        is None.
 
     Returns
     -------
@@ -256,9 +268,10 @@ def precision_at_k_score(
     .. math:: \mathrm{P@k} = |\{\text{relevant in the top } k\}| / k
 
     The denominator is ``k`` even when a query has fewer than ``k`` documents,
-    as in trec_eval's ``P_k``; with ``k=None`` it is the number of documents
-    of the query. With ties averaged, the numerator is the expected count
-    over all orderings of the ties.
+    as in trec_eval's ``P_k`` (``denominator="capped"``: the fewer); with
+    ``k=None`` it is the number of documents the query retrieved. With ties
+    averaged, the numerator is the expected count over all orderings of the
+    ties.
 
     Examples
     --------
@@ -279,6 +292,7 @@ def precision_at_k_score(
         zero_division=zero_division,
         k=k,
         relevance_threshold=relevance_threshold,
+        denominator=denominator,
     )
 
 

@@ -95,10 +95,24 @@ class Exposure:
         return plain(code) if self.item_ids is None else plain(self.item_ids[code])
 
 
+# No list is longer than this: a larger k (2**63, say) is the same cutoff, and it stays within int64.
+LONGEST_LIST = 2**62
+
+
 def top_k_exposure(y_score, *, item_id, qid, k, ties, catalog=None, who, name="y_score"):
-    """The :class:`Exposure` of every user's top ``k`` (``who``: the calling function; ``name``: the scores)."""
+    """The :class:`Exposure` of every user's top ``k`` (``who``: the calling function; ``name``: the scores).
+
+    The exposure keeps ``k`` as given; every list is cut at ``min(k, LONGEST_LIST)``, the same lists.
+    """
     k = check_k(k, allow_none=False)
     ties = check_option("ties", ties, TIES)
+    exposure = exposure_to_depth(y_score, item_id, qid, min(k, LONGEST_LIST), ties, catalog, who, name)
+    exposure.k = k
+    return exposure
+
+
+def exposure_to_depth(y_score, item_id, qid, k, ties, catalog, who, name):
+    """:func:`top_k_exposure` with ``k`` at most LONGEST_LIST."""
     if item_id is None:
         above, above_scores, low, shape = matrix_top_k(y_score, k, qid=qid, catalog=catalog, who=who, name=name)
         return lowest_block_exposure(above, above_scores, low, shape, k, ties)

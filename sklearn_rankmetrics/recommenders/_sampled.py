@@ -265,18 +265,20 @@ def discount_of(discount, k):
     return f
 
 
-def binary_norm(kind):
-    """P@k divides by k (by the user's recommendable items when k is None); F1@k by (k + R) / 2.
+def binary_norm(kind, capped=False):
+    """P@k divides by k (by the user's recommendable items when k is None, or ``capped`` below k); F1@k by
+    (k + R) / 2.
 
     With k None the full ranking examines every recommendable item: N and
     the relevant ones not scored -inf (R counts them all).
     """
 
     def norm(catalogue, k, ideal):
+        recommendable = (catalogue.other + catalogue.recommendable_relevant).astype(np.float64)
         if k is None:
-            examined = (catalogue.other + catalogue.recommendable_relevant).astype(np.float64)
+            examined = recommendable
         else:
-            examined = float(k)
+            examined = np.minimum(float(k), recommendable) if capped else float(k)
         if kind == "precision":
             return 1.0 / np.maximum(examined, 1.0)
         return 2.0 / np.maximum(examined + catalogue.relevant, 1.0)
@@ -296,7 +298,7 @@ def forms(name, options):
 
     first = lambda a: (a == 0).astype(np.float64)  # noqa: E731  the first relevant item alone
     table = {
-        "precision_at_k_score": lambda: Form(cutoff_ones(k), norm=binary_norm("precision")),
+        "precision_at_k_score": lambda: Form(cutoff_ones(k), norm=binary_norm("precision", denominator == "capped")),
         "recall_at_k_score": lambda: Form(cutoff_ones(k), norm=recall_norm),
         "f1_at_k_score": lambda: Form(cutoff_ones(k), norm=binary_norm("f1")),
         "hit_rate_score": lambda: Form(cutoff_ones(k), kappa=first),

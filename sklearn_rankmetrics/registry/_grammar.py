@@ -17,12 +17,19 @@ NAME = re.compile(
 )
 # trec_eval's bases that carry their cutoff after an underscore or a dot: ndcg_cut_10, P.10.
 TREC_CUTOFF = re.compile(r"^(?P<base>.+)[_.](?P<k>[0-9]+)$")
+# A peer's spelling that carries an option after a dot as its decimals, written with the option's name: ranx's
+# "rbp.p" stands for rbp.95 (p=0.95), rbp.8 (p=0.8).
+DECIMAL_SPELLING = re.compile(r"^(?P<base>.+)\.(?P<option>[a-z_]+)$")
+DECIMALS = re.compile(r"^(?P<base>.+)\.(?P<digits>[0-9]+)$")
 CUTOFF = re.compile(r"[0-9]+")
 # Longer names are refused before parsing: options are a few short literals.
 MAX_NAME_LENGTH = 500
 OPTION_TYPES = (str, int, float, bool, type(None))
 # The families whose names take a cutoff and options; the others' are names looked up whole.
 SCORED = ("ranking", "diversity")
+# The arguments that carry data, one value per row: the call gives them, never a name. (candidates= too, which
+# the report and the scorers refuse with where it goes.)
+DATA_ARGUMENTS = ("y_true", "y_score", "qid", "sample_weight", "judged")
 
 
 def matched(name):
@@ -39,30 +46,44 @@ def matched(name):
 def base_names(record):
     """The bases that name ``record``'s metric, lowercased, each with the options it presets.
 
-    Returns two dicts: the plain bases (the canonical name, the variants and
-    every alias without its ``@k`` or XGBoost's ``-``), and trec_eval's bases
-    that carry a cutoff after ``_`` or ``.`` (``ndcg_cut`` of ``ndcg_cut_10``).
+    Returns three dicts: the plain bases (the canonical name, the variants and
+    every alias without its ``@k`` or XGBoost's ``-``), trec_eval's bases
+    that carry a cutoff after ``_`` or ``.`` (``ndcg_cut`` of ``ndcg_cut_10``),
+    and the bases that carry an option as decimals after a dot, with the
+    option's name (``rbp`` of ranx's ``rbp.95``: ``"p"``).
     """
     variants = {name.lower(): dict(preset) for name, preset in record.variants.items()}
     plain_bases = {record.canonical.lower(): {}, **variants}
-    with_cutoff = {}
+    with_cutoff, with_decimals = {}, {}
     for tool, spellings in record.spellings.items():
         for spelling in spellings:
             base = spelling.lower().removesuffix("-")
+            decimal = DECIMAL_SPELLING.match(spelling)
+            if tool != "trec_eval" and decimal and decimal["option"] in record.options and decimal["option"] != "k":
+                with_decimals[decimal["base"].lower()] = decimal["option"]
+                continue
             trec = tool == "trec_eval" and base[-2:] in ("_k", ".k")
             base = base[:-2] if trec or base.endswith("@k") else base
             (with_cutoff if trec else plain_bases)[base] = variants.get(base, {})
-    return plain_bases, with_cutoff
+    return plain_bases, with_cutoff, with_decimals
 
 
 def base_of(record, typed):
     """The options that base ``typed`` presets for ``record``, and the cutoff it carries; None if not its name."""
-    plain_bases, with_cutoff = base_names(record)
+    plain_bases, with_cutoff, with_decimals = base_names(record)
     base = typed.lower()
     trec = TREC_CUTOFF.match(base)
     if trec and trec["base"] in with_cutoff:
         return with_cutoff[trec["base"]], trec["k"]
+    decimal = DECIMALS.match(base)
+    if decimal and decimal["base"] in with_decimals:
+        return {with_decimals[decimal["base"]]: decimal_value(decimal["digits"])}, None
     return (plain_bases[base], None) if base in plain_bases else None
+
+
+def decimal_value(digits):
+    """The number that digits after a dot stand for: ``95`` is 0.95 (ranx's ``rbp.95``)."""
+    return float(f"0.{digits}")
 
 
 def names_metric(name, record):
@@ -91,6 +112,13 @@ def settings(name, match, record, preset, base_cutoff, *, suggest):
     no hint).
     """
     options = parse_options(match["options"], name) if match["options"] is not None else {}
+    data = sorted(set(options) & set(DATA_ARGUMENTS), key=DATA_ARGUMENTS.index)
+    if data:
+        raise ValueError(
+            f"{name!r} sets {data[0]}, which carries the data (one value per row), not an option of the metric: "
+            f"name the metric without it, and pass {data[0]}= with the data (to the metric function, "
+            "ranking_report or the scorer's call; evaluate_run reads it from the qrels and the run)."
+        )
     options = own_option_names(options, record, name)
     clash = sorted(set(options) & set(preset))
     if clash:

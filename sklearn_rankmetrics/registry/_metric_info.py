@@ -13,6 +13,17 @@ from ._grammar import names_metric
 # recommender: a users x items score matrix (the lists); a function only.
 # comparison: two systems' scores, no labels (rank-biased overlap); a function only.
 FAMILIES = ("ranking", "diversity", "curve", "recommender", "comparison")
+# The inputs on which a peer tool's number is reproduced, where it is not on every input (a convention's "inputs").
+INPUTS = {
+    "tie_free": "scores without ties",
+    "binary": "binary labels",
+    "positive": "positive scores",
+    "no_cutoff": "without a cutoff k",
+    "unit_labels": "labels in [0, 1], the gains",
+    "relevant": "a relevant document in every query",
+}
+# The keys of a convention besides the options it sets.
+CONVENTION_KEYS = ("note", "inputs")
 
 
 class FrozenDict(dict):
@@ -83,7 +94,11 @@ class MetricInfo(Mapping):
     conventions : mapping, default={}
         For each peer tool that computes it (``"lightgbm"``, ``"xgboost"``, ``"trec_eval"``, ...), the
         options that reproduce that tool's number (``"note"``: what else it takes, or what no option
-        reproduces).
+        reproduces; ``"inputs"``: the inputs it is reproduced on, where not on every input, among
+        ``"tie_free"``, ``"binary"``, ``"positive"`` and ``"no_cutoff"``). The options of a name
+        the tool spells that way come on top (XGBoost's ``"ndcg@10-"`` sets ``zero_division=0.0``).
+        The test suite runs every tool on random inputs for each of its spellings and conventions;
+        a tool it cannot run says why in its note.
     spellings : mapping, default={}
         The aliases grouped by tool.
     variants : mapping, default={}
@@ -223,6 +238,7 @@ def register(
             f"{canonical}'s peer options must name options of {function.__name__}, and its variant "
             "definitions variants of it."
         )
+    check_conventions(canonical, conventions, options)
     spellings = {tool: tuple(names) for tool, names in spellings.items()}
     aliases = dict.fromkeys(name for names in spellings.values() for name in names if name != canonical)
     record = MetricInfo(
@@ -242,3 +258,15 @@ def register(
     )
     record.aliases.bind(record)
     return record
+
+
+def check_conventions(canonical, conventions, options):
+    """Refuse a convention that sets an option the metric does not have, or names inputs outside INPUTS."""
+    for tool, convention in dict(conventions).items():
+        unknown = sorted(set(convention) - set(options) - set(CONVENTION_KEYS))
+        inputs = set(convention.get("inputs", ()))
+        if unknown or not inputs <= set(INPUTS):
+            raise ValueError(
+                f"{canonical}'s convention for {tool} must set options of the metric and name inputs among "
+                f"{sorted(INPUTS)}; got {unknown or sorted(inputs - set(INPUTS))}."
+            )

@@ -13,21 +13,23 @@ import inspect
 import re
 
 from .._core._validation import plain
-from ._grammar import MAX_NAME_LENGTH, NAME, SCORED, base_names, hint, matched, settings
+from ._grammar import DECIMALS, MAX_NAME_LENGTH, NAME, SCORED, base_names, decimal_value, hint, matched, settings
 from ._metric_info import MetricInfo
 from ._registry import BY_FUNCTION, BY_NAME, KERNELS, REGISTRY, SCORER_NAMES, TOOLS
 
 
 def aliases():
-    """Every alias of the records, lowercased, and the scorer name it stands for; trec_eval's bases with a cutoff."""
-    found, trec = {}, {}
+    """Every alias of the records, lowercased, and the scorer name it stands for; trec_eval's bases with a cutoff;
+    the bases with an option's decimals after a dot, and the scorer name and option they stand for."""
+    found, trec, decimals = {}, {}, {}
     for record in REGISTRY.values():
         if record.family not in SCORED:  # no scorer names: metric_info finds them by name
             continue
-        plain_bases, with_cutoff = base_names(record)
+        plain_bases, with_cutoff, with_decimals = base_names(record)
         trec.update({base: scorer_name(record, preset) for base, preset in with_cutoff.items()})
         found.update({base: scorer_name(record, preset) for base, preset in plain_bases.items()})
-    return {base: target for base, target in found.items() if base != target}, trec
+        decimals.update({base: (scorer_name(record, {}), option) for base, option in with_decimals.items()})
+    return {base: target for base, target in found.items() if base != target}, trec, decimals
 
 
 def scorer_name(record, preset):
@@ -38,7 +40,7 @@ def scorer_name(record, preset):
 
 
 # The names that IR users type (trec_eval, ir_measures, ranx, the boosters, torchmetrics), matched case-insensitively.
-ALIASES, TREC_BASES = aliases()
+ALIASES, TREC_BASES, DECIMAL_BASES = aliases()
 # trec_eval's measures with the cutoff after an underscore or a dot: ndcg_cut_10, P.10, map_cut_5, recall_100.
 TREC_CUTOFF = re.compile(rf"^(?P<base>{'|'.join(map(re.escape, sorted(TREC_BASES)))})[_.](?P<k>[0-9]+)$")
 # The public functions' names, for a suggestion: "mean_average_precision_score" is "map".
@@ -78,11 +80,11 @@ def parse_name(name, *, suggest):
     if isinstance(name, str):
         name = str(name)  # a numpy string as a plain one, in every message
     match = matched(name)
-    base, k = canonical_base(match["base"]) if match else (None, None)
+    base, k, spelled = canonical_base(match["base"]) if match else (None, None, {})
     if base not in SCORER_NAMES:
         raise ValueError(unknown_name_message(name, suggest))
     score_func, preset = SCORER_NAMES[base]
-    return score_func, settings(name, match, BY_FUNCTION[score_func], preset, k, suggest=suggest)
+    return score_func, settings(name, match, BY_FUNCTION[score_func], {**preset, **spelled}, k, suggest=suggest)
 
 
 def unknown_name_message(name, suggest):
@@ -231,12 +233,17 @@ def near_cutoff(text):
 
 
 def canonical_base(typed):
-    """The registered base name of a typed one (any case, IR aliases) and the cutoff it carries, if any."""
+    """The registered base name of a typed one (any case, IR aliases), the cutoff it carries, if any, and the option
+    it spells (ranx's ``rbp.95``: ``{"p": 0.95}``)."""
     base = typed.lower()
     trec = TREC_CUTOFF.match(base)
     if trec:
-        return TREC_BASES[trec["base"]], trec["k"]
-    return ALIASES.get(base, base), None
+        return TREC_BASES[trec["base"]], trec["k"], {}
+    decimal = DECIMALS.match(base)
+    if decimal and decimal["base"] in DECIMAL_BASES:
+        scorer, option = DECIMAL_BASES[decimal["base"]]
+        return scorer, None, {option: decimal_value(decimal["digits"])}
+    return ALIASES.get(base, base), None, {}
 
 
 def canonical_name(score_func, kwargs):
@@ -288,6 +295,18 @@ def metric_info(name):
     --------
     get_ranking_scorer_names : The scorer names.
 
+    Notes
+    -----
+    A name means one computation everywhere in the library: the scorers,
+    :func:`ranking_report`, :func:`~sklearn_rankmetrics.trec.evaluate_run` and
+    this record. Where a peer tool computes another number under the same
+    spelling, ``conventions[tool]`` holds the options that reproduce it:
+    ``"rbp"`` is this library's RBP (p=0.8, binary gains), trec_eval's ``rbp``
+    is ``conventions["trec_eval"]`` (p=0.9, gains scaled by the query's largest
+    judgement; ``"rbp.p=0.9"`` in ``evaluate_run``). The test suite runs every
+    tool named in a record on random inputs, for each of its spellings and
+    conventions.
+
     Examples
     --------
     >>> from sklearn_rankmetrics import metric_info
@@ -298,6 +317,8 @@ def metric_info(name):
     True
     >>> dict(metric_info("map@10").conventions["lightgbm"])
     {'denominator': 'capped', 'ties': 'stable', 'zero_division': 1.0}
+    >>> {key: value for key, value in metric_info("rbp").conventions["trec_eval"].items() if key != "note"}
+    {'p': 0.9, 'graded': True}
     >>> "nDCG@10" in metric_info("ndcg").aliases
     True
     """

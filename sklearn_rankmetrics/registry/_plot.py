@@ -8,10 +8,7 @@ from ._names import shared_kernel
 
 # Options that belong to the ranking (one sort for every k), not to the metric.
 RANKING_OPTIONS = ("ties", "sample_weight")
-SET_BY_THE_DISPLAY = {
-    "average": "RankingCurveDisplay sets: it draws the mean over queries",
-    "qid": "RankingCurveDisplay takes as qid=",
-}
+SET_BY_THE_DISPLAY = {"average": "RankingCurveDisplay sets: it draws the mean over queries"}
 
 
 def pyplot(owner):

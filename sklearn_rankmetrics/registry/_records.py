@@ -51,30 +51,43 @@ from ._metric_info import register
 BOOSTERS = {"ties": "stable", "zero_division": 1.0}
 TORCHMETRICS = {
     "zero_division": 0.0,
-    "note": "empty_target_action='neg' (its default; 'pos' is zero_division=1.0); on positive, tie-free scores: "
-    "torchmetrics orders tied scores arbitrarily and counts a document scored <= 0 as not retrieved",
+    "inputs": ("tie_free", "positive"),
+    "note": "empty_target_action='neg' (its default; 'pos' is zero_division=1.0); torchmetrics orders tied scores "
+    "arbitrarily and counts a document scored <= 0 as not retrieved; it computes in float32",
 }
 TREC_EVAL = {
-    "note": "evaluate_run reproduces trec_eval exactly; the function agrees on one row per retrieved document (label 0 "
-    "if unjudged) and per judged document not retrieved (score -inf), and on tied scores with ties='stable' after "
-    "ordering ties by descending docno"
+    "ties": "stable",
+    "note": "one row per retrieved document (label 0 if unjudged) and per judged document not retrieved (score -inf), "
+    "the rows of tied scores in trec_eval's order (descending docno); evaluate_run reproduces trec_eval itself",
 }
-IR_MEASURES = {
-    "note": "ir_measures computes it with trec_eval's conventions (see trec_eval): evaluate_run reproduces it"
+# ir_measures' measures that its pytrec_eval provider computes: trec_eval's conventions.
+IR_MEASURES = {**TREC_EVAL, "note": "through pytrec_eval: " + TREC_EVAL["note"]}
+RANX = {
+    "inputs": ("tie_free",),
+    "note": "the qrels every row, the run the rows not scored -inf; ranx orders tied scores by an unstable sort, "
+    "which no tie policy reproduces",
 }
-RANX = {"ties": "stable", "note": "ranx keeps tied scores in the run's order: pass the rows in that order"}
 # INSQ and INST: ir_measures' names of their options, and the depth both tools sum their ranks to (cwl_eval's max_n).
 IR_MEASURES_CWL_OPTIONS = {"T": "target", "max_rel": "max_grade"}
 IR_MEASURES_CWL = {
     "k": 1000,
+    "inputs": ("tie_free",),
     "note": "INST(T=2, max_rel=3) reads as target=2, max_grade=3 (ir_measures requires max_rel; its min_rel must be "
-    "0), on tie-free scores",
+    "0); through cwl_eval",
 }
 CWL_EVAL = {
     "k": 1000,
     "max_grade": 1.0,
-    "note": "its column INST-T=2 (INSQ-T=2) is target=2; it reads each document's gain in [0, 1] from the qrels",
+    "ties": "stable",
+    "inputs": ("unit_labels",),
+    "note": "its column INST-T=2 (INSQ-T=2) is target=2; it reads each document's gain in [0, 1] from the qrels: the "
+    "labels are those gains; a ranked list it is given in order",
 }
+NDEVAL = {"inputs": ("tie_free",), "note": "the defaults (ndeval computes to rank 20 at most)"}
+# The diversity measures of ir_measures: its pyndeval provider, ndeval's conventions.
+IR_MEASURES_NDEVAL = {**NDEVAL, "note": "through pyndeval: " + NDEVAL["note"]}
+RECBOLE = {"note": "not run here: RecBole (and its PyTorch stack) is not installed; the name and definition only"}
+ELLIOT = {"note": "not run here: Elliot (its pinned TensorFlow stack) is not installed; the name and definition only"}
 
 RECORDS = (
     register(
@@ -92,6 +105,10 @@ RECORDS = (
         definition="Sum over the top k of gain(label) / log2(rank + 1).",
         reference="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005 (exponential gain)",
         spellings={"ranx": ("dcg", "dcg@k", "dcg_burges", "dcg_burges@k")},
+        conventions={
+            "ranx": {**RANX, "note": "dcg is linear gain; dcg_burges is gain='exponential'; " + RANX["note"]},
+            "sklearn": {"note": "sklearn.metrics.dcg_score of each query as one row of 2-D input"},
+        },
         variants={"dcg_exp": {"gain": "exponential"}, "dcg_burges": {"gain": "exponential"}},
     ),
     register(
@@ -104,16 +121,21 @@ RECORDS = (
             "trec_eval": ("ndcg", "ndcg_cut_k", "ndcg_cut.k"),
             "ir_measures": ("nDCG", "nDCG@k"),
             "ranx": ("ndcg", "ndcg@k", "ndcg_burges", "ndcg_burges@k"),
-            "lightgbm": ("ndcg", "ndcg@k"),
+            "lightgbm": ("ndcg@k",),
             "xgboost": ("ndcg", "ndcg@k", "ndcg-", "ndcg@k-"),
             "torchmetrics": ("RetrievalNormalizedDCG", "retrieval_normalized_dcg"),
         },
         conventions={
-            "lightgbm": {"gain": "exponential", **BOOSTERS},
+            "lightgbm": {"gain": "exponential", **BOOSTERS, "note": "its ndcg metric prints ndcg@k for each eval_at"},
             "xgboost": {"gain": "exponential", **BOOSTERS, "note": "ndcg@k- scores such a query 0"},
-            "torchmetrics": {**TORCHMETRICS, "note": "both average tied scores exactly"},
-            "ranx": {"note": "ndcg is linear gain; ndcg_burges is gain='exponential'"},
+            "torchmetrics": {
+                "zero_division": 0.0,
+                "note": "both average tied scores exactly; torchmetrics computes in float32",
+            },
+            "ranx": {**RANX, "note": "ndcg is linear gain; ndcg_burges is gain='exponential'; " + RANX["note"]},
             "trec_eval": TREC_EVAL,
+            "ir_measures": IR_MEASURES,
+            "sklearn": {"note": "sklearn.metrics.ndcg_score of each query as one row of 2-D input"},
         },
         variants={"ndcg_exp": {"gain": "exponential"}, "ndcg_burges": {"gain": "exponential"}},
     ),
@@ -128,19 +150,27 @@ RECORDS = (
             "trec_eval": ("map", "map_cut_k", "map_cut.k"),
             "ir_measures": ("AP", "AP@k"),
             "ranx": ("map", "map@k"),
-            "lightgbm": ("map", "map@k"),
+            "lightgbm": ("map@k",),
             "xgboost": ("map", "map@k", "map-", "map@k-"),
             "torchmetrics": ("RetrievalMAP", "retrieval_average_precision"),
         },
         conventions={
             "lightgbm": {"denominator": "capped", **BOOSTERS},
-            "xgboost": {"denominator": "capped", **BOOSTERS, "note": "binary labels only; map@k- scores 0"},
+            "xgboost": {
+                "denominator": "capped",
+                **BOOSTERS,
+                "inputs": ("binary",),
+                "note": "XGBoost refuses other labels; map@k- scores such a query 0",
+            },
             "torchmetrics": {
                 **TORCHMETRICS,
-                "note": "without top_k, on positive tie-free scores; its AP@k divides by the relevant documents "
-                "found in the top k, which no option reproduces",
+                "inputs": (*TORCHMETRICS["inputs"], "no_cutoff"),
+                "note": TORCHMETRICS["note"] + "; its AP@k divides by the relevant documents found in the top k, "
+                "which no option reproduces",
             },
+            "ranx": RANX,
             "trec_eval": TREC_EVAL,
+            "ir_measures": IR_MEASURES,
         },
     ),
     register(
@@ -155,7 +185,16 @@ RECORDS = (
             "ranx": ("mrr", "mrr@k"),
             "torchmetrics": ("RetrievalMRR", "retrieval_reciprocal_rank"),
         },
-        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        conventions={
+            "torchmetrics": TORCHMETRICS,
+            "trec_eval": TREC_EVAL,
+            "ir_measures": {
+                **IR_MEASURES,
+                "note": "RR through pytrec_eval (trec_eval's conventions, ties by descending docno), RR@k through MS "
+                "MARCO's evaluation, which breaks ties by ascending docno: the rows of tied scores in that order",
+            },
+            "ranx": RANX,
+        },
     ),
     register(
         "precision",
@@ -173,7 +212,16 @@ RECORDS = (
         conventions={
             "torchmetrics": TORCHMETRICS,
             "trec_eval": TREC_EVAL,
-            "xgboost": {**BOOSTERS, "note": "binary labels only"},
+            "ir_measures": IR_MEASURES,
+            "ranx": RANX,
+            "xgboost": {
+                "ties": "stable",
+                "zero_division": 0.0,
+                "denominator": "capped",
+                "inputs": ("binary",),
+                "note": "XGBoost 3.2 divides by min(k, the query's documents), scores a query without a relevant "
+                "document 0 and refuses other labels",
+            },
         },
     ),
     register(
@@ -188,7 +236,7 @@ RECORDS = (
             "ranx": ("recall@k",),
             "torchmetrics": ("RetrievalRecall", "retrieval_recall"),
         },
-        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL, "ir_measures": IR_MEASURES, "ranx": RANX},
     ),
     register(
         "r_precision",
@@ -202,7 +250,16 @@ RECORDS = (
             "ranx": ("r-precision",),
             "torchmetrics": ("RetrievalRPrecision", "retrieval_r_precision"),
         },
-        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        conventions={
+            "torchmetrics": {
+                **TORCHMETRICS,
+                "inputs": (*TORCHMETRICS["inputs"], "no_cutoff"),
+                "note": TORCHMETRICS["note"] + "; its R-precision takes no top_k",
+            },
+            "trec_eval": TREC_EVAL,
+            "ir_measures": IR_MEASURES,
+            "ranx": RANX,
+        },
     ),
     register(
         "err",
@@ -211,7 +268,16 @@ RECORDS = (
         definition="Expected 1 / rank at which a cascade user stops, stopping at a document with "
         "probability (2^label - 1) / 2^max_grade.",
         reference="Chapelle et al., CIKM 2009; gdeval's err@k",
-        spellings={"ir_measures": ("ERR", "ERR@k")},
+        spellings={"ir_measures": ("ERR@k",)},
+        conventions={
+            "ir_measures": {
+                "max_grade": 4,
+                "ties": "stable",
+                "note": "through gdeval, which fixes the top grade at 4 (it refuses a judgement above 4), ranks tied "
+                "scores by descending docno, prints 5 decimals and needs a cutoff; a query without a relevant document "
+                "has no value there",
+            }
+        },
     ),
     register(
         "hit_rate",
@@ -226,7 +292,7 @@ RECORDS = (
             "torchmetrics": ("RetrievalHitRate", "retrieval_hit_rate"),
             "common": ("HR@k",),
         },
-        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL},
+        conventions={"torchmetrics": TORCHMETRICS, "trec_eval": TREC_EVAL, "ir_measures": IR_MEASURES, "ranx": RANX},
     ),
     register(
         "f1",
@@ -235,6 +301,7 @@ RECORDS = (
         definition="Harmonic mean of precision@k and recall@k.",
         reference="van Rijsbergen, Information Retrieval, 1979; ranx's f1",
         spellings={"ranx": ("f1@k",)},
+        conventions={"ranx": RANX},
     ),
     register(
         "bpref",
@@ -243,15 +310,45 @@ RECORDS = (
         definition="Mean over relevant documents of 1 - (judged non-relevant ranked above) / min(R, N).",
         reference="Buckley & Voorhees, SIGIR 2004; trec_eval's bpref",
         spellings={"trec_eval": ("bpref",), "ir_measures": ("Bpref",), "ranx": ("bpref",)},
-        conventions={"trec_eval": TREC_EVAL},
+        conventions={
+            "trec_eval": TREC_EVAL,
+            "ir_measures": IR_MEASURES,
+            "ranx": {
+                **RANX,
+                "inputs": ("tie_free", "relevant"),
+                "note": "ranx 0.3.21 can score every query 0 in a run that holds a query without a relevant document; "
+                + RANX["note"],
+            },
+        },
     ),
     register(
         "rbp",
         rank_biased_precision_score,
         _rank_biased_precision,
-        definition="(1 - p) times the sum over ranks of p^(rank - 1) for each relevant document.",
+        definition="(1 - p) times the sum over ranks of p^(rank - 1) for each relevant document (p=0.8; binary gains).",
         reference="Moffat & Zobel, TOIS 2008",
-        spellings={"ir_measures": ("RBP",), "ranx": ("rbp",)},
+        spellings={"ir_measures": ("RBP",), "ranx": ("rbp.p",)},
+        peer_options={"ir_measures": {"rel": "relevance_threshold"}},
+        conventions={
+            "ir_measures": {
+                "k": 1000,
+                "ties": "stable",
+                "note": "through cwl_eval, which needs rel= (RBP(rel=1): relevance_threshold=1), to rank 1000",
+            },
+            "ranx": {
+                **RANX,
+                "graded": "raw",
+                "note": "ranx spells RBP rbp.95 for p=0.95 (here rbp@95 is a cutoff, as everywhere) and takes the "
+                "grades themselves as gains; " + RANX["note"],
+            },
+            "trec_eval": {
+                "p": 0.9,
+                "graded": True,
+                "note": "not run here: pytrec_eval (trec_eval 9) has no rbp. trec_eval's rbp is another computation "
+                "than this name: in evaluate_run it is 'rbp.p=0.9' (the name 'rbp' there is this metric, as "
+                "everywhere in the library); the trec_eval command's -m rbp is trec_eval's",
+            },
+        },
     ),
     register(
         "nerr",
@@ -260,7 +357,14 @@ RECORDS = (
         definition="ERR@k divided by the ERR@k of the ideal ranking of the query's labels.",
         reference="Chapelle et al., CIKM 2009; Sakai & Song, SIGIR 2011; NTCIREVAL's nERR@l, PT-Ranking's nERR@k",
         spellings={"ntcireval": ("nERR@k",)},
-        conventions={"ntcireval": {"note": "its stop probability g / (g_max + 1) is ours with gain values 2^l - 1"}},
+        conventions={
+            "ntcireval": {
+                "max_grade": 4,
+                "ties": "stable",
+                "note": "its stop probability g / (g_max + 1) is ours with gain values 2^l - 1, max_grade the top "
+                "level of its gain vector (levels 1 to 4 here); it ranks a list given in order",
+            }
+        },
     ),
     register(
         "ncg",
@@ -277,7 +381,12 @@ RECORDS = (
         definition="Mean over the relevant ranks r of (C(r) + beta cg(r)) / (r + beta cg*(r)), over R (or min(k, R)).",
         reference="Sakai, NTCIR-4 2004; NTCIREVAL's Q-measure",
         spellings={"ntcireval": ("Q-measure", "Q@k")},
-        conventions={"ntcireval": {"note": "the labels are its gain values; Q@l is k=l"}},
+        conventions={
+            "ntcireval": {
+                "ties": "stable",
+                "note": "the labels are its gain values; Q@l is k=l; it ranks a list given in order",
+            }
+        },
         array_api=False,
     ),
     register(
@@ -290,6 +399,7 @@ RECORDS = (
         conventions={
             "ir_measures": {
                 "ties": "stable",
+                "inputs": ("positive",),
                 "note": "the same p and normalize; equal where every retrieved document scores above 0 and no two "
                 "documents of one label tie, or the tied ones come in ascending docno order in both the rows and the "
                 "qrels. ir_measures gives the documents not retrieved the score 0 in its ideal ranking (above "
@@ -306,7 +416,17 @@ RECORDS = (
         definition="Share of the query's pairs with different labels that the scores order rightly, ties counting 1/2.",
         reference="TF-Ranking's OPAMetric; CatBoost's PairAccuracy",
         spellings={"catboost": ("PairAccuracy",), "tf_ranking": ("OPAMetric", "ordered_pair_accuracy")},
-        conventions={"catboost": {"ties": "pessimistic"}, "tf_ranking": {"ties": "pessimistic"}},
+        conventions={
+            "catboost": {
+                "ties": "pessimistic",
+                "note": "per query (one group_id), its pairs those of different labels",
+            },
+            "tf_ranking": {
+                "ties": "pessimistic",
+                "note": "not run here: TensorFlow Ranking (and TensorFlow) is not installed; the tests check the "
+                "example of its OPAMetric docstring",
+            },
+        },
         undefined="without a pair of different labels",
         array_api=False,
     ),
@@ -340,7 +460,16 @@ RECORDS = (
         definition="Largest precision at any rank whose recall reaches each recall level (11 levels by default).",
         reference="trec_eval's iprec_at_recall; Manning et al., Introduction to IR, 2008, ch. 8",
         spellings={"trec_eval": ("iprec_at_recall",), "ir_measures": ("IPrec",)},
-        conventions={"trec_eval": TREC_EVAL},
+        conventions={
+            "trec_eval": {
+                **TREC_EVAL,
+                "interpolation": "trec_eval9",
+                "note": "trec_eval 9 (pytrec_eval) takes the floor(x R + 0.9)-th relevant document; trec_eval 10 "
+                "rounds x R (the default, which evaluate_run and the trec_eval command reproduce); "
+                + TREC_EVAL["note"],
+            },
+            "ir_measures": {**IR_MEASURES, "interpolation": "trec_eval9", "note": "through pytrec_eval: trec_eval 9"},
+        },
         family="curve",
     ),
     register(
@@ -349,8 +478,11 @@ RECORDS = (
         None,
         definition="nDCG with gains discounted by (1 - alpha) for each subtopic already covered above.",
         reference="Clarke et al., SIGIR 2008; NIST ndeval's alpha-nDCG",
-        spellings={"ir_measures": ("alpha_nDCG", "alpha_nDCG@k"), "ndeval": ("alpha-nDCG@k",)},
-        conventions={"ndeval": {"note": "the defaults, on binary judgements and tie-free scores"}},
+        spellings={"ir_measures": ("alpha_nDCG@k",), "ndeval": ("alpha-nDCG@k",)},
+        conventions={
+            "ndeval": {**NDEVAL, "inputs": ("tie_free", "binary")},
+            "ir_measures": {**IR_MEASURES_NDEVAL, "inputs": ("tie_free", "binary")},
+        },
         family="diversity",
     ),
     register(
@@ -358,9 +490,8 @@ RECORDS = (
         intent_aware_err_score,
         None,
         definition="Mean over the query's intents, weighted, of ERR with stop probability 1/2 per relevant document.",
-        reference="Chapelle et al., Information Retrieval 2011",
+        reference="Chapelle et al., Information Retrieval 2011 (ndeval's ERR-IA is another, alpha-decayed quantity)",
         spellings={},
-        conventions={"ndeval": {"note": "ndeval's ERR-IA is alpha-decayed and normalised: another quantity"}},
         family="diversity",
     ),
     register(
@@ -369,8 +500,11 @@ RECORDS = (
         None,
         definition="Share of the query's subtopics covered by the top k.",
         reference="Zhai et al., SIGIR 2003; NIST ndeval's strec",
-        spellings={"ir_measures": ("StRecall", "StRecall@k"), "ndeval": ("strec@k",)},
-        conventions={"ndeval": {"note": "the defaults, on binary judgements and tie-free scores"}},
+        spellings={"ir_measures": ("StRecall@k",), "ndeval": ("strec@k",)},
+        conventions={
+            "ndeval": {**NDEVAL, "inputs": ("tie_free", "binary")},
+            "ir_measures": {**IR_MEASURES_NDEVAL, "inputs": ("tie_free", "binary")},
+        },
         family="diversity",
     ),
     register(
@@ -379,8 +513,8 @@ RECORDS = (
         None,
         definition="Mean over the query's intents of P@k, a document relevant to an intent when judged > 0 for it.",
         reference="Agrawal et al., WSDM 2009; NIST ndeval's P-IA@k",
-        spellings={"ir_measures": ("P_IA", "P_IA@k"), "ndeval": ("P-IA@k",)},
-        conventions={"ndeval": {"note": "the defaults, on tie-free scores"}},
+        spellings={"ir_measures": ("P_IA@k",), "ndeval": ("P-IA@k",)},
+        conventions={"ndeval": NDEVAL, "ir_measures": IR_MEASURES_NDEVAL},
         family="diversity",
     ),
     register(
@@ -390,7 +524,7 @@ RECORDS = (
         definition="Mean over the query's intents of AP, a document relevant to an intent when judged > 0 for it.",
         reference="NIST ndeval's MAP-IA",
         spellings={"ir_measures": ("AP_IA", "MAP_IA"), "ndeval": ("MAP-IA",)},
-        conventions={"ndeval": {"note": "the defaults, on tie-free scores"}},
+        conventions={"ndeval": NDEVAL, "ir_measures": IR_MEASURES_NDEVAL},
         family="diversity",
     ),
     register(
@@ -399,8 +533,8 @@ RECORDS = (
         None,
         definition="Intent-aware ERR with alpha-decayed gains, divided by that of ndeval's greedy ideal ranking.",
         reference="Chapelle et al., CIKM 2009; NIST ndeval's nERR-IA@k",
-        spellings={"ir_measures": ("nERR_IA", "nERR_IA@k"), "ndeval": ("nERR-IA@k",)},
-        conventions={"ndeval": {"note": "the defaults, on tie-free scores"}},
+        spellings={"ir_measures": ("nERR_IA@k",), "ndeval": ("nERR-IA@k",)},
+        conventions={"ndeval": NDEVAL, "ir_measures": IR_MEASURES_NDEVAL},
         family="diversity",
     ),
     register(
@@ -411,7 +545,7 @@ RECORDS = (
         "N the query's intents.",
         reference="Clarke, Kolla & Vechtomova, ICTIR 2009; NIST ndeval's NRBP and nNRBP",
         spellings={"ir_measures": ("NRBP", "nNRBP"), "ndeval": ("NRBP", "nNRBP")},
-        conventions={"ndeval": {"note": "the defaults (normalize=True for nNRBP), on tie-free scores"}},
+        conventions={"ndeval": NDEVAL, "ir_measures": IR_MEASURES_NDEVAL},
         variants={"nnrbp": {"normalize": True}},
         variant_definitions={
             "nnrbp": "nNRBP: the sum over ranks of beta^(r - 1) times the alpha-gain at r, over the same sum of "
@@ -426,6 +560,7 @@ RECORDS = (
         definition="Share of the catalogue that the top k of all users (queries) show.",
         reference="Ge et al., RecSys 2010; RecBole's ItemCoverage",
         spellings={"recbole": ("ItemCoverage",)},
+        conventions={"recbole": RECBOLE},
         family="recommender",
     ),
     register(
@@ -435,7 +570,7 @@ RECORDS = (
         definition="Extrapolated rank-biased overlap of two systems' rankings of the same documents.",
         reference="Webber, Moffat & Zobel, TOIS 28(4) 2010, eq. 32; the rbo package's rbo_ext",
         spellings={"rbo": ("rbo_ext",)},
-        conventions={"rbo": {"note": "on distinct scores; -inf leaves a document out of a list"}},
+        conventions={"rbo": {"inputs": ("tie_free",), "note": "-inf leaves a document out of a list"}},
         family="comparison",
     ),
     register(
@@ -445,6 +580,7 @@ RECORDS = (
         definition="Gini coefficient of the items' exposure counts in the users' top k over the catalogue.",
         reference="RecBole's GiniIndex; Elliot's Gini",
         spellings={"recbole": ("GiniIndex",), "elliot": ("Gini",)},
+        conventions={"recbole": RECBOLE, "elliot": ELLIOT},
         family="recommender",
     ),
     register(
@@ -455,8 +591,8 @@ RECORDS = (
         reference="Shannon 1948; Elliot's SEntropy (in bits); RecBole's ShannonEntropy divides it by the items shown",
         spellings={"recbole": ("ShannonEntropy",), "elliot": ("SEntropy",)},
         conventions={
-            "recbole": {"note": "get_entropy divides the entropy by the number of distinct items shown"},
-            "elliot": {"note": "in bits: divide by ln 2"},
+            "recbole": {"note": RECBOLE["note"] + "; its get_entropy divides the entropy by the distinct items shown"},
+            "elliot": {"note": ELLIOT["note"] + "; in bits: divide by ln 2"},
         },
         family="recommender",
     ),
@@ -476,6 +612,7 @@ RECORDS = (
         definition="Mean over users of the mean popularity of the items in the top k.",
         reference="Abdollahpouri et al., FLAIRS 2019; RecBole's AveragePopularity; Elliot's ARP",
         spellings={"recbole": ("AveragePopularity",), "elliot": ("ARP",)},
+        conventions={"recbole": RECBOLE, "elliot": ELLIOT},
         family="recommender",
     ),
     register(
@@ -485,6 +622,7 @@ RECORDS = (
         definition="Mean over users of the share of the top k from the long tail (outside the short head).",
         reference="Abdollahpouri et al., FLAIRS 2019; Elliot's APLT; RecBole's TailPercentage",
         spellings={"recbole": ("TailPercentage",), "elliot": ("APLT",)},
+        conventions={"recbole": RECBOLE, "elliot": ELLIOT},
         family="recommender",
     ),
     register(
@@ -494,6 +632,7 @@ RECORDS = (
         definition="Share of users whose top k shows at least min_items items.",
         reference="Elliot's UserCoverage and UserCoverageAtN",
         spellings={"elliot": ("UserCoverage", "UserCoverageAtN")},
+        conventions={"elliot": ELLIOT},
         family="recommender",
     ),
     register(
@@ -512,6 +651,7 @@ RECORDS = (
         definition="Mean over users of the share of the top k that is relevant and not in a baseline's top k.",
         reference="Ge et al., RecSys 2010; Kaminskas & Bridge, TiiS 2016",
         spellings={"elliot": ("SRDP",)},
+        conventions={"elliot": ELLIOT},
         family="recommender",
     ),
     register(

@@ -8,6 +8,7 @@ spelling that a user brings from another tool (``"ndcg_cut.10"``, ``"nDCG@10"``,
 """
 
 from ._grammar import SCORED
+from ._metric_info import INPUTS
 from ._records import RECORDS
 
 REGISTRY = {record.canonical: record for record in RECORDS}
@@ -60,13 +61,19 @@ def metric_table():
 
 
 def conventions_table():
-    """The docs' table of the options that reproduce each peer tool's number, in Markdown, from the records."""
-    rows = ["| tool | metric | options | note |", "| --- | --- | --- | --- |"]
+    """The docs' table of the options that reproduce each peer tool's number, in Markdown, from the records.
+
+    One row per tool and metric that a record names (a spelling, or a convention), with the tool's spellings, the
+    options, the inputs they hold on and the note.
+    """
+    rows = ["| tool | metric | its names | options | on | note |", "| --- | --- | --- | --- | --- | --- |"]
     for tool in TOOLS:
         for record in REGISTRY.values():
-            if tool in record.conventions:
-                settings = dict(record.conventions[tool])
-                note = settings.pop("note", "")
+            if tool in record.conventions or tool in record.spellings:
+                settings = dict(record.conventions.get(tool, {}))
+                note, inputs = settings.pop("note", ""), settings.pop("inputs", ())
                 options = ", ".join(f"`{key}={value!r}`" for key, value in settings.items()) or "the defaults"
-                rows.append(f"| {tool} | `{record.canonical}` | {options} | {note} |")
+                names = ", ".join(f"`{name}`" for name in record.spellings.get(tool, ())) or "—"
+                on = ", ".join(INPUTS[name] for name in inputs) or "any input"
+                rows.append(f"| {tool} | `{record.canonical}` | {names} | {options} | {on} | {note} |")
     return "\n".join(rows) + "\n"

@@ -14,23 +14,35 @@ from ._sources import answered_without_rows, as_qrels, as_run, as_text
 
 # ---- measures: names and parameters, as trec_eval's -m ----------------------------------------
 
+# trec_eval's measures whose bare name is also a ranking metric name of the library for another computation, and the
+# parameters that name trec_eval's measure in evaluate_run. A name means one computation everywhere in the library:
+# evaluate_run(..., ["rbp"]) is the library's RBP, as metric_info("rbp"), the scorers and ranking_report; trec_eval's
+# rbp (p=0.9, graded) is "rbp.p=0.9" there. The trec_eval command keeps trec_eval's names (-m rbp).
+LIBRARY_NAMES = {"rbp": "p=0.9"}
 
-def parse_measure(spec):
+
+def parse_measure(spec, *, library_names=False):
     """A measure request ``NAME[.PARAMS]`` (trec_eval's -m): the measure names and parameters it stands for.
 
     Returns a list of (name, parameter text or None). Nicknames (``official``,
     ``all_trec``, ``set``) expand to their measures; a ranking metric name of
     the library stands for itself, with ``"library"`` as its parameters. The
     parameters and the options are checked here, before any evaluation.
+    With ``library_names`` (evaluate_run), a bare name of :data:`LIBRARY_NAMES`
+    is the library's metric, and trec_eval's measure of that name takes its
+    parameters explicitly, in a nickname too (``rbp_p=0.9``).
     """
     if not isinstance(spec, str):
         raise TypeError(f"a measure is a str such as 'map' or 'P.5,10'; got {spec!r}.")
     base, dot, params = spec.partition(".")
     if dot and not params and (base in MEASURES or base in NICKNAMES):
         raise ValueError(f"{spec!r} has a dot but no parameters: give them (as in 'P.5,10') or drop the dot.")
+    renamed = LIBRARY_NAMES if library_names else {}
     if base in NICKNAMES and not params:
-        return [(name, None) for name in NICKNAMES[base]]
-    if base in MEASURES:
+        return [(name, renamed.get(name)) for name in NICKNAMES[base]]
+    # The library's names among them: the bare name, or ranx's rbp.95 (trec_eval's parameters are name=value pairs).
+    library = base in renamed and "=" not in params
+    if base in MEASURES and not library:
         parsed_parameters(base, MEASURES[base], params or None)
         return [(base, params or None)]
     # The library's metric names, imported here: the registry imports every metric, and scikit-learn.
@@ -38,7 +50,7 @@ def parse_measure(spec):
 
     if not reads_as_metric_name(spec) and "@" not in spec and "(" not in spec:
         close = near_measure(spec)
-        hint = f" Did you mean {close!r}?" if close else ""
+        hint = f" Did you mean {close!r}?" if close and close != spec else ""
         raise ValueError(
             f"{spec!r} is neither a trec_eval measure nor a ranking metric name.{hint} trec_eval's measures "
             "take their parameters after a dot (as in 'P.5,10', 'ndcg_cut.10' or 'rbp.p=0.8'); its sets are "
@@ -105,8 +117,6 @@ def evaluation_values(evaluation, base, params):
 SET_BY_THE_EVALUATION = {
     "ties": "evaluate_run sets for every measure: pass ties= to evaluate_run",
     "average": "evaluate_run sets for every measure: pass average= to evaluate_run",
-    "qid": "the run sets: its query ids",
-    "judged": "the qrels set: the judged documents",
 }
 
 
@@ -262,7 +272,11 @@ def evaluate_run(
         (``"nDCG@10"``, ``"AP"``, ``"RR"``, ``"R@100"``, ``"err@20"``). Each
         measure is computed once, with the parameters of every request: a
         list ``["P.5", "P.10"]`` gives ``P_5`` and ``P_10`` (the command, as
-        trec_eval, keeps the first parameters of a repeated ``-m``).
+        trec_eval, keeps the first parameters of a repeated ``-m``). A name
+        means one computation everywhere in the library: ``"rbp"`` is the
+        library's RBP (p=0.8, binary gains), as in :func:`metric_info`, and
+        trec_eval's rbp (p=0.9, graded) is ``"rbp.p=0.9"`` (``rbp_p=0.9``,
+        in ``"all_trec"`` too); the trec_eval command's ``-m rbp`` is trec_eval's.
     relevance_level : int, default=1
         A document is relevant when its judgement is at least this (trec_eval
         ``-l``), for trec_eval's measures and the library's names alike
@@ -333,7 +347,11 @@ def evaluate_run(
     -----
     Every judged document counts: one that the run did not retrieve takes no
     rank but counts in the number of relevant documents and the ideal
-    ranking (the library's ``-inf`` convention). Run queries without
+    ranking (the library's ``-inf`` convention). The library's measures that
+    scale gains by a top grade (ERR, nERR, INST and INSQ without
+    ``max_grade``) take it from the qrels: their largest judgement, over every
+    query, so that a query's value never depends on which other queries the
+    run answers (or ``complete`` adds). Run queries without
     judgements are skipped, as in trec_eval; when no query of the run is
     judged, there is nothing to evaluate (an error) unless ``complete``. A
     document retrieved twice for one query (within ``max_depth``), or judged
@@ -377,7 +395,7 @@ def evaluate_run(
     relevance_level = check_relevance_level(relevance_level, "relevance_level")
     complete, judged_only = check_flag("complete", complete), check_flag("judged_only", judged_only)
     average = check_flag("average", average)
-    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
+    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec, library_names=True))
     evaluation = join(
         as_qrels(qrels),
         as_run(run),

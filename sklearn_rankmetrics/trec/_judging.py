@@ -1,7 +1,6 @@
 """Judging a run: join it to the qrels, then rank each query as trec_eval does (ties, depth, unjudged rows)."""
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -137,7 +136,10 @@ def join(
         # Blocks of equal scores; the rows not retrieved form one more block, below a retrieved score of -inf.
         scores = np.insert(np.maximum(score[order], np.finfo(np.float64).min), places, -np.inf)
         block_changes = differs_from_previous(scores) | is_query_start
-    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs, n_retrieved)
+    # The top grade of the graded measures (ERR, nERR, INST, INSQ): the qrels' largest judgement, whichever queries
+    # the run answers, so that a query's value never depends on the other queries.
+    top_label = np.float64(max(np.max(qrels.relevance, initial=0), 0))
+    rows = Rows(codes, raw, retrieved, block_changes, relevance_level, num_docs, top_label, n_retrieved)
     ranked_codes = codes[is_query_start]
     parts = [Part(rows.judged_ranking(depth=depth))] if laws is None else rows.mixture(ranked_codes, *laws)
     ranked_query = np.zeros(len(vocabulary), dtype=bool)
@@ -164,6 +166,7 @@ class Rows:
     block_changes: np.ndarray
     level: int
     num_docs: int
+    top_label: np.float64  # the qrels' largest judgement: the top grade of every query's graded measures
     n_retrieved: np.ndarray | None = None  # per query code, where rows below the last judged one were left out
 
     def judged_ranking(self, rows=slice(None), *, depth=None):
@@ -191,13 +194,9 @@ class Rows:
         labels = np.maximum(raw, 0).astype(np.float64)
         retrieved = None if retrieved.all() else retrieved
         ranking = Ranking(labels, query_starts, block_starts, retrieved=retrieved, depth=depth)
-        ranking.top_label = self.top_label  # that of every query: ERR scales its gains by it
+        ranking.top_label = self.top_label  # the qrels': ERR, nERR, INST and INSQ scale their gains by it
         n_retrieved = None if self.n_retrieved is None else self.n_retrieved[codes[query_starts]]
         return JudgedRanking(ranking, raw, self.level, self.num_docs, n_retrieved)
-
-    @cached_property
-    def top_label(self):
-        return np.float64(np.max(self.raw, initial=0))
 
     def mixture(self, ranked_codes, law_codes, law_depths, law_weights):
         """The parts of judged rankings whose depths follow laws: one part per depth, of the queries it may be.

@@ -59,12 +59,8 @@ NORMALISED = {
 WITHOUT_CUTOFF = {"bpref"}
 
 
-def random_queries(seed, n_rows=7, n_queries=3, n_labels=4, n_scores=3):
-    rng = np.random.default_rng(seed)
-    qid = rng.integers(0, n_queries, n_rows)
-    y_true = rng.integers(0, n_labels, n_rows).astype(float)
-    y_score = rng.integers(0, n_scores, n_rows).astype(float)
-    return y_true, y_score, qid
+# The shared generator: whole and fractional labels, tied and distinct scores (by the seed).
+random_queries = naive.random_queries
 
 
 def oracle(name, y_true, y_score, qid, k=None):

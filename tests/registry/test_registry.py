@@ -15,6 +15,7 @@ from sklearn_rankmetrics import (
     ndcg_score,
     ranking_report,
 )
+from sklearn_rankmetrics.registry._metric_info import CONVENTION_KEYS
 from sklearn_rankmetrics.registry._names import parse_metric_name
 from sklearn_rankmetrics.registry._registry import REGISTRY, conventions_table, metric_table
 
@@ -103,7 +104,7 @@ def test_options_are_the_functions_keyword_options_with_their_defaults(record):
     assert dict(record.options) == {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
     assert record.definition.endswith(".") and record.reference
     for alias in record.aliases:  # every listed alias reads as this metric, with k for a cutoff
-        concrete = alias.replace("_k", "_5").replace(".k", ".5").replace("@k", "@5")
+        concrete = re.sub(r"\.p$", ".95", alias.replace("_k", "_5").replace(".k", ".5").replace("@k", "@5"))
         assert metric_info(concrete).canonical == record.canonical and concrete in record.aliases
 
 
@@ -152,7 +153,10 @@ def test_the_docs_tables_list_every_record_and_alias():
     for record in REGISTRY.values():
         assert f"`{record.canonical}`" in table and record.function.__name__ in table
         assert all(f"`{alias}`" in table for alias in record.aliases)
-    assert "| lightgbm | `map` | `denominator='capped'`, `ties='stable'`, `zero_division=1.0` |" in conventions_table()
+    assert (
+        "| lightgbm | `map` | `map@k` | `denominator='capped'`, `ties='stable'`, `zero_division=1.0` | any input |"
+        in conventions_table()
+    )
 
 
 def lambdarank_fit_and_valid(rng, n_queries=30):
@@ -173,9 +177,12 @@ def test_lightgbm_conventions_reproduce_its_ndcg_and_map():
     ranker.fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sizes_v])
     scores = ranker.predict(Xv)
     history = ranker.evals_result_["valid_0"]
-    ndcg = ndcg_score(yv, scores, qid=qv, k=5, **metric_info("ndcg@5").conventions["lightgbm"])
+    options = {key: value for key, value in metric_info("ndcg@5").conventions["lightgbm"].items() if key != "note"}
+    ndcg = ndcg_score(yv, scores, qid=qv, k=5, **options)
     assert ndcg == pytest.approx(history["ndcg@5"][-1], abs=1e-6)
-    options = {key: value for key, value in metric_info("map@5").conventions["lightgbm"].items() if key != "note"}
+    options = {
+        key: value for key, value in metric_info("map@5").conventions["lightgbm"].items() if key not in CONVENTION_KEYS
+    }
     assert mean_average_precision_score(yv > 0, scores, qid=qv, k=5, **options) == pytest.approx(
         history["map@5"][-1], abs=1e-6
     )
@@ -195,7 +202,7 @@ def test_xgboost_conventions_reproduce_its_metrics(name, monkeypatch):
     ranker.fit(X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv], verbose=False)
     scores = ranker.predict(Xv)
     info = metric_info(name)
-    options = {key: value for key, value in info.conventions["xgboost"].items() if key != "note"}
+    options = {key: value for key, value in info.conventions["xgboost"].items() if key not in CONVENTION_KEYS}
     _, spelled = parse_metric_name(name)
     options.update(spelled)  # the '-' sets zero_division=0.0
     ours = info.function(yv, scores, qid=qv, **options)

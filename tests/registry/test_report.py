@@ -132,8 +132,8 @@ def test_warnings_point_at_the_callers_line(call):
         ("rbp(return_residual=True)", "'rbp\\(return_residual=True\\)' sets return_residual, an option of "
          "rank_biased_precision_score that ranking_report cannot pass on"),
         ("bpref(k=5)", "'bpref\\(k=5\\)' gives a cutoff, but bpref examines every document: it has no k"),
-        ("map(sample_weight=None)", "sets sample_weight, which the report sets once for every metric: pass "
-         "sample_weight= to ranking_report"),
+        ("map(sample_weight=None)", "sets sample_weight, which carries the data .one value per row.*pass "
+         "sample_weight= with the data .to the metric function, ranking_report"),
         ("ndcg(relevance_threshold=2)", "sets relevance_threshold, which is not an option of ndcg_score"),
     ],
 )  # fmt: skip

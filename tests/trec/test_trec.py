@@ -712,7 +712,7 @@ def test_command_names_an_empty_run_and_with_c_evaluates_it(tmp_path, capsys):
     [
         ("AP(ties='average')", "sets ties, which evaluate_run sets for every measure: pass ties= to evaluate_run"),
         ("bpref(k=5)", "'bpref\\(k=5\\)' gives a cutoff, but bpref examines every document: it has no k"),
-        ("bpref(judged=(1, 0))", "sets judged, which the qrels set: the judged documents"),
+        ("bpref(judged=(1, 0))", "sets judged, which carries the data .one value per row., not an option"),
         ("rbp(return_residual=True)", "sets return_residual, an option of rank_biased_precision_score that "
          "evaluate_run cannot pass on"),
         ("ndcg(average=False)", "sets average, which evaluate_run sets for every measure"),

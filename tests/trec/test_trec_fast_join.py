@@ -20,7 +20,8 @@ from sklearn_rankmetrics.trec._judging import id_hash, join
 from sklearn_rankmetrics.trec._measures import MEASURES, TAIL_FREE
 from sklearn_rankmetrics.trec._sources import as_qrels, as_run
 
-TAIL_FREE_MEASURES = sorted(TAIL_FREE - {"runid"})
+# trec_eval's rbp is "rbp.p=0.9" in evaluate_run, whose "rbp" is the library's RBP (one meaning of the name).
+TAIL_FREE_MEASURES = [*sorted(TAIL_FREE - {"runid", "rbp"}), "rbp.p=0.9"]
 
 
 def random_collection(rng, *, sorted_run):
