@@ -1,0 +1,394 @@
+"""TREC runs compared in one call: compare_runs evaluates each run as evaluate_run does, then compares.
+
+The runs are joined to the qrels by :mod:`..trec` itself (the same readers,
+judging, relevance level, ``-c`` and depth as :func:`evaluate_run` and the
+trec_eval command); this module only names the runs, chooses the queries to
+compare and hands the per-query values to the statistics of
+:func:`compare_rankings` (:func:`._compare.comparison_of`).
+"""
+
+import glob
+import os
+
+import numpy as np
+
+from .._core._validation import check_option, plain
+from .._core._warnings import warn
+from ..trec._evaluate import check_options, evaluate_checked, parse_measure
+from ..trec._io import Run
+from ..trec._measures import NICKNAMES
+from ..trec._sources import InputError, answered_without_rows, as_qrels, as_run, as_text
+from ._compare import check_settings, comparison_of
+from ._per_query import check_baseline
+
+QUERY_SETS = ("common", "union", "qrels")
+# trec_eval's measures that give no number per query to compare.
+NOT_PER_QUERY = {
+    "runid": "the run's tag, not a value per query",
+    "num_q": "1 for every query",
+    "relstring": "a string per query",
+}
+SHOWN = 5
+
+
+def compare_runs(
+    qrels,
+    runs,
+    *,
+    metrics,
+    baseline=None,
+    test="randomization",
+    correction="holm",
+    queries="common",
+    relevance_level=1,
+    max_depth=None,
+    judged_only=False,
+    ties=None,
+    n_resamples=10_000,
+    confidence_level=0.95,
+    alpha=0.05,
+    random_state=None,
+):
+    """Compare TREC runs on their qrels in one call: trec_eval's evaluation of each, then paired tests.
+
+    Parameters
+    ----------
+    qrels : path, file object, dict, DataFrame or Qrels
+        The judgements, as for :func:`evaluate_run`: a qrels file (plain or
+        gzip), ``{query_id: {doc_id: relevance}}``, a DataFrame with the
+        columns ``query_id``, ``doc_id``, ``relevance`` (or PyTerrier's
+        ``qid``, ``docno``, ``label``), or a :class:`Qrels`. Read once.
+    runs : mapping, sequence, folder or glob pattern
+        The runs: a mapping ``{name: run}``, each run as for
+        :func:`evaluate_run` (a run file, ``{query_id: {doc_id: score}}``, a
+        DataFrame with ``query_id``, ``doc_id``, ``score`` or PyTerrier's
+        ``qid``, ``docno``, ``score``, or a :class:`Run`); a sequence of
+        run files (named by their file names; by as much of their paths as
+        tells them apart where two share a name) or of :class:`Run` objects
+        (named by their tags); a folder (every file in it that does not
+        start with a dot); or a glob pattern such as ``"runs/*.gz"``. At
+        least two runs.
+    metrics : sequence of str
+        The measures, as for :func:`evaluate_run` (trec_eval's ``-m``):
+        ``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"`` (two metrics, ``P_5`` and
+        ``P_10``), the library's names (``"nDCG@10"``); a set such as
+        ``"official"`` gives its measures but ``runid``, ``num_q`` and
+        ``relstring``, which have no number per query to compare (asked
+        for by name, they are an error). The comparison names each metric
+        as :func:`evaluate_run` does (``"ndcg_cut_10"``).
+    baseline : str, default=None
+        The name of the run every other one is compared with; None: every
+        pair.
+    test : str, default="randomization"
+        As for :func:`compare_per_query`; ranx's and PyTerrier's names too.
+    correction : str or None, default="holm"
+        As for :func:`compare_per_query`.
+    queries : {"common", "union", "qrels"}, default="common"
+        The queries compared. ``"common"``: those judged in the qrels that
+        every run answers (each run scored as :func:`evaluate_run` scores
+        it); a warning says how many queries some runs answer and others
+        do not, and which runs lack them. ``"union"``: the judged queries
+        that at least one run answers, a run that does not answer one
+        scoring it as trec_eval's ``-c`` does (0 in every measure).
+        ``"qrels"``: every query of the qrels, as ``-c``
+        (``evaluate_run(..., complete=True)``) for every run.
+    relevance_level : int, default=1
+        As for :func:`evaluate_run` (trec_eval's ``-l``).
+    max_depth : int, default=None
+        As for :func:`evaluate_run` (``-M``).
+    judged_only : bool, default=False
+        As for :func:`evaluate_run` (``-J``).
+    ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
+        As for :func:`evaluate_run`: None is trec_eval's order.
+    n_resamples : int, default=10_000
+        Resamples of the randomization, bootstrap and randomised Tukey tests
+        and of the bootstrap intervals.
+    confidence_level : float, default=0.95
+        Level of the intervals.
+    alpha : float, default=0.05
+        A difference is marked significant when its adjusted p-value is
+        below it.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the resampling; an int makes results reproducible.
+
+    Returns
+    -------
+    comparison : RankingComparison
+        The object :func:`compare_rankings` returns: printed table,
+        ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_json()``,
+        ``anova()``, ``queries_needed()``; its ``per_query`` holds each
+        run's values on the compared queries (``"qid"``: their ids, as
+        str).
+
+    Raises
+    ------
+    ValueError
+        For fewer than two runs, two runs of one name, a folder or pattern
+        that names no file, a measure without a number per query, no query
+        to compare, a malformed file (named, with its line), and the errors
+        of :func:`evaluate_run` (each naming its run).
+    TypeError
+        For an option of the wrong type.
+
+    Warns
+    -----
+    UserWarning
+        Where ``queries="common"`` leaves out queries that some runs answer
+        (how many, and which runs lack them); where a run answers none of
+        the queries compared (its ids may not be the qrels'); and every
+        warning of :func:`compare_rankings`.
+
+    See Also
+    --------
+    evaluate_run : The evaluation of one run, which this repeats for each.
+    compare_per_query : The same statistics on per-query values from anywhere.
+    compare_rankings : The same statistics from labels and scores.
+
+    Notes
+    -----
+    Each run is evaluated as :func:`evaluate_run` evaluates it (the same
+    readers, judging, relevance level, depth and tie order), so a run's
+    per-query values are :func:`evaluate_run`'s, and its mean is the
+    average that :func:`evaluate_run` reports for the run restricted to the
+    compared queries, to the last bit: the sum of the values in query
+    order (trec_eval's order of ids) over their number. Measures whose
+    trec_eval summary is not a mean are compared on their per-query values
+    too: the counts (``num_ret``, ``num_rel_ret``, ...) on their mean per
+    query (trec_eval prints their sum), ``gm_map`` and ``gm_bpref`` on the
+    floored logs that ``evaluate_run(..., average=False)`` reports (their
+    mean is the log of trec_eval's geometric mean).
+
+    Every run is tested on the same queries: a paired test needs each
+    query's value for every system. trec_eval evaluates a run on the
+    judged queries it answers, so runs that answer different queries have
+    different averages; ``queries="common"`` compares them where all
+    answer, ``"union"`` and ``"qrels"`` score the missing ones 0, as
+    ``-c`` does (a run that skips a query then loses on it).
+
+    With many runs and no baseline, the pairs grow as the square of the
+    runs (45 for 10 runs, 4,950 for 100) and the corrections with them: a
+    baseline, or a Tukey test, asks fewer or better-suited questions.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import compare_runs
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1, "d4": 1}, "q3": {"d5": 1}}
+    >>> runs = {
+    ...     "bm25": {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d3": 1.0, "d9": 2.0}, "q3": {"d5": 1.0}},
+    ...     "dense": {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 2.0, "d4": 1.0}, "q3": {"d5": 1.0}},
+    ... }
+    >>> result = compare_runs(qrels, runs, metrics=["map", "P.1"], baseline="bm25", test="t-test")
+    >>> result.to_frame().round(4)[["system", "metric", "mean"]]
+      system metric    mean
+    0   bm25    map  0.5833
+    1  dense    map  1.0000
+    2   bm25    P_1  0.3333
+    3  dense    P_1  1.0000
+    """
+    settings = check_settings(test, correction, alpha, n_resamples, confidence_level, random_state)
+    queries = check_option("queries", queries, QUERY_SETS)
+    options = check_options(
+        relevance_level=relevance_level,
+        complete=queries != "common",
+        max_depth=max_depth,
+        judged_only=judged_only,
+        ties=ties,
+    )
+    requests = comparable_requests(metrics)
+    sources = named_runs(runs)
+    check_baseline(baseline, list(sources))
+    checked_qrels = as_qrels(qrels)
+    evaluations = {name: evaluated(name, source, checked_qrels, requests, options) for name, source in sources.items()}
+    reports = compared_queries(evaluations, queries)
+    metric_names = [name for name in next(iter(reports.values())) if name != "qid"]
+    return comparison_of({name: [report] for name, report in reports.items()}, metric_names, baseline, **settings)
+
+
+# ---- the measures: those with a number per query ----
+
+
+def comparable_requests(metrics):
+    """The (measure, parameters) requests of ``metrics``, sets expanded without the measures of NOT_PER_QUERY."""
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['ndcg_cut.10'].")
+    requests = {}
+    for spec in metrics:
+        nickname = isinstance(spec, str) and spec in NICKNAMES
+        for base, params in parse_measure(spec):
+            if base in NOT_PER_QUERY:
+                if nickname:
+                    continue
+                raise ValueError(
+                    f"{spec!r} has no number per query to compare ({NOT_PER_QUERY[base]}); compare_runs compares "
+                    "measures such as 'map', 'ndcg_cut.10' or 'P.10'."
+                )
+            requests.setdefault((base, params), None)
+    return requests
+
+
+# ---- the runs: names and sources ----
+
+
+def named_runs(runs):
+    """``{name: source}`` of the runs given as a mapping, a sequence, a folder or a glob pattern."""
+    if hasattr(runs, "items"):
+        named = dict(runs.items())
+    elif isinstance(runs, str | os.PathLike):
+        named = names_of_paths(run_files(runs))
+    elif isinstance(runs, list | tuple):
+        named = names_of_sequence(runs)
+    else:
+        raise TypeError(
+            "runs must be a mapping {name: run}, a sequence of run files or Run objects, a folder or a glob pattern; "
+            f"got {type(runs).__name__}."
+        )
+    if len(named) < 2:
+        raise ValueError(f"compare_runs needs at least two runs; got {len(named)}: {plain(list(named))}.")
+    return named
+
+
+def run_files(pattern):
+    """The files of a folder (not those starting with a dot), or that a glob pattern matches, sorted."""
+    text = os.fspath(pattern)
+    if os.path.isdir(text):
+        files = sorted(
+            os.path.join(text, name)
+            for name in os.listdir(text)
+            if not name.startswith(".") and os.path.isfile(os.path.join(text, name))
+        )
+        if not files:
+            raise ValueError(f"runs={text!r} is a folder with no run file in it.")
+        return files
+    if glob.has_magic(text):
+        files = sorted(path for path in glob.glob(text) if os.path.isfile(path))
+        if not files:
+            raise ValueError(f"runs={text!r} matches no file.")
+        return files
+    raise ValueError(
+        f"runs={text!r} is one path: compare_runs needs two runs or more (a folder, a glob pattern such as "
+        "'runs/*.txt', a sequence of files or a mapping {name: run})."
+    )
+
+
+def names_of_sequence(runs):
+    """Names for a sequence of runs: file names for paths (glob patterns expanded), tags for Run objects."""
+    paths, named = [], {}
+    for index, run in enumerate(runs):
+        if isinstance(run, str | os.PathLike):
+            text = os.fspath(run)
+            paths += run_files(text) if glob.has_magic(text) and not os.path.exists(text) else [text]
+        elif isinstance(run, Run):
+            if not run.name:
+                raise ValueError(
+                    f"runs[{index}] is a Run without a tag to name it by: pass a mapping {{name: run}} instead."
+                )
+            if run.name in named:
+                raise ValueError(
+                    f"runs[{index}] has the tag {run.name!r} of another run: pass a mapping {{name: run}} to name "
+                    "them apart."
+                )
+            named[run.name] = run
+        else:
+            raise TypeError(
+                f"runs[{index}] is a {type(run).__name__}, which has no name: pass a mapping {{name: run}} (a "
+                "sequence holds run files or Run objects)."
+            )
+    by_path = names_of_paths(paths) if paths else {}
+    clash = sorted(set(by_path) & set(named))
+    if clash:
+        raise ValueError(f"two runs are named {clash[0]!r} (a file and a Run's tag): pass a mapping {{name: run}}.")
+    return {**by_path, **named}
+
+
+def names_of_paths(paths):
+    """Each file's name, or as many of its last path components as tell it apart from the others."""
+    real = [os.path.realpath(path) for path in paths]
+    if len(set(real)) != len(real):
+        twice = next(path for path, key in zip(paths, real, strict=True) if real.count(key) > 1)
+        raise ValueError(f"runs names the file {twice!r} twice: give each run once.")
+    parts = [os.path.normpath(path).split(os.sep) for path in paths]
+    depth = [1] * len(paths)
+    while True:
+        names = ["/".join(part[-length:]) for part, length in zip(parts, depth, strict=True)]
+        clashing = {name for name in names if names.count(name) > 1}
+        if not clashing:
+            return dict(zip(names, paths, strict=True))
+        grown = False
+        for index, name in enumerate(names):
+            if name in clashing and depth[index] < len(parts[index]):
+                depth[index] += 1
+                grown = True
+        if not grown:  # the same text from different folders ("a/b" and "./a/b" are caught above)
+            return dict(zip(paths, paths, strict=True))
+
+
+# ---- evaluation and the queries compared ----
+
+
+def evaluated(name, source, qrels, requests, options):
+    """A run's per-query values (``{"qid": ids, measure: values}``) and the ids of the queries it answers."""
+    try:
+        run = as_run(source)
+        extra = answered_without_rows(source)  # a dict's queries answered with no document
+        answered = run.query_id if extra is None else np.concatenate((run.query_id.astype(object), extra))
+        values = evaluate_checked(qrels, run, requests, options, answered=extra, average=False)
+    except InputError as error:
+        if error.source == "qrels":
+            raise
+        raise ValueError(f"run {plain(name)!r}: {error}") from error
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"run {plain(name)!r}: {error}") from error
+    return values, set(as_text(np.unique(answered)).tolist())
+
+
+def compared_queries(evaluations, queries):
+    """Each run's report on the queries compared (the same ids, in trec_eval's order), after the warnings they
+    call for."""
+    names = list(evaluations)
+    if queries == "common":
+        evaluated_ids = {name: set(values["qid"].tolist()) for name, (values, _) in evaluations.items()}
+        kept = set.intersection(*evaluated_ids.values())
+        seen = set.union(*evaluated_ids.values())
+        if not kept:
+            raise ValueError(
+                "No judged query is answered by every run, so no query can be compared pairwise. Pass "
+                "queries='union' (or 'qrels') to score a run's missing queries 0, as trec_eval -c does; runs "
+                f"answer {', '.join(f'{plain(n)!r} {len(evaluated_ids[n])}' for n in names)} judged queries."
+            )
+        if len(kept) < len(seen):
+            warn_left_out(seen - kept, {name: seen - ids for name, ids in evaluated_ids.items()}, len(seen))
+    else:
+        first = evaluations[names[0]][0]["qid"]
+        answered = {name: set(first.tolist()) & ids for name, (_, ids) in evaluations.items()}
+        kept = set(first.tolist()) if queries == "qrels" else set.union(*answered.values())
+        if not kept:
+            raise ValueError("No run answers a query of the qrels: there is nothing to compare (check the ids).")
+        for name in names:
+            if not answered[name] & kept:
+                warn(
+                    f"Run {plain(name)!r} answers none of the {len(kept)} queries compared: it scores 0 on every "
+                    "one (trec_eval -c). Check that its query ids are the qrels' (their format, a prefix).",
+                    UserWarning,
+                )
+    kept = np.array(sorted(kept), dtype=object)
+    # Every run's values come in trec_eval's order of the ids (strcmp's), so the same ids keep one order.
+    return {
+        name: {metric: column[np.isin(values["qid"], kept)] for metric, column in values.items()}
+        for name, (values, _) in evaluations.items()
+    }
+
+
+def warn_left_out(left_out, lacking, n_seen):
+    """Warn that ``queries="common"`` leaves out the queries some runs answer and others do not."""
+    shown = ", ".join(repr(query) for query in sorted(left_out)[:SHOWN])
+    more = "" if len(left_out) <= SHOWN else f" and {len(left_out) - SHOWN} more"
+    counts = ", ".join(f"{plain(name)!r} {len(ids)}" for name, ids in lacking.items() if ids)
+    warn(
+        f"{len(left_out)} of the {n_seen} judged queries that some run answers are left out, as not every run "
+        f"answers them ({shown}{more}; missing per run: {counts}). queries='union' scores a run's missing "
+        "queries 0, as trec_eval -c does, and compares them all.",
+        UserWarning,
+    )
