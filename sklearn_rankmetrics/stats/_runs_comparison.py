@@ -7,7 +7,6 @@ compare and hands the per-query values to the statistics of
 :func:`compare_rankings` (:func:`._compare.comparison_of`).
 """
 
-import glob
 import os
 
 import numpy as np
@@ -17,6 +16,7 @@ from .._core._warnings import warn
 from ..trec._evaluate import check_options, evaluate_checked, parse_measure
 from ..trec._io import Run
 from ..trec._measures import NICKNAMES
+from ..trec._run_files import names_of_paths, run_files
 from ..trec._sources import InputError, answered_without_rows, as_qrels, as_run, as_text
 from ._compare import check_settings, comparison_of
 from ._per_query import check_baseline
@@ -246,40 +246,19 @@ def named_runs(runs):
             f"got {type(runs).__name__}."
         )
     if len(named) < 2:
-        raise ValueError(f"compare_runs needs at least two runs; got {len(named)}: {plain(list(named))}.")
+        raise ValueError(
+            f"compare_runs needs at least two runs; got {len(named)}: {plain(list(named))}. Give a mapping "
+            "{name: run}, a sequence of run files, a folder of them or a glob pattern such as 'runs/*.txt'."
+        )
     return named
 
 
-def run_files(pattern):
-    """The files of a folder (not those starting with a dot), or that a glob pattern matches, sorted."""
-    text = os.fspath(pattern)
-    if os.path.isdir(text):
-        files = sorted(
-            os.path.join(text, name)
-            for name in os.listdir(text)
-            if not name.startswith(".") and os.path.isfile(os.path.join(text, name))
-        )
-        if not files:
-            raise ValueError(f"runs={text!r} is a folder with no run file in it.")
-        return files
-    if glob.has_magic(text):
-        files = sorted(path for path in glob.glob(text) if os.path.isfile(path))
-        if not files:
-            raise ValueError(f"runs={text!r} matches no file.")
-        return files
-    raise ValueError(
-        f"runs={text!r} is one path: compare_runs needs two runs or more (a folder, a glob pattern such as "
-        "'runs/*.txt', a sequence of files or a mapping {name: run})."
-    )
-
-
 def names_of_sequence(runs):
-    """Names for a sequence of runs: file names for paths (glob patterns expanded), tags for Run objects."""
+    """Names for a sequence of runs: file names for paths (folders and glob patterns expanded), tags for Runs."""
     paths, named = [], {}
     for index, run in enumerate(runs):
         if isinstance(run, str | os.PathLike):
-            text = os.fspath(run)
-            paths += run_files(text) if glob.has_magic(text) and not os.path.exists(text) else [text]
+            paths += run_files(run)  # a folder or a glob pattern gives its files
         elif isinstance(run, Run):
             if not run.name:
                 raise ValueError(
@@ -301,28 +280,6 @@ def names_of_sequence(runs):
     if clash:
         raise ValueError(f"two runs are named {clash[0]!r} (a file and a Run's tag): pass a mapping {{name: run}}.")
     return {**by_path, **named}
-
-
-def names_of_paths(paths):
-    """Each file's name, or as many of its last path components as tell it apart from the others."""
-    real = [os.path.realpath(path) for path in paths]
-    if len(set(real)) != len(real):
-        twice = next(path for path, key in zip(paths, real, strict=True) if real.count(key) > 1)
-        raise ValueError(f"runs names the file {twice!r} twice: give each run once.")
-    parts = [os.path.normpath(path).split(os.sep) for path in paths]
-    depth = [1] * len(paths)
-    while True:
-        names = ["/".join(part[-length:]) for part, length in zip(parts, depth, strict=True)]
-        clashing = {name for name in names if names.count(name) > 1}
-        if not clashing:
-            return dict(zip(names, paths, strict=True))
-        grown = False
-        for index, name in enumerate(names):
-            if name in clashing and depth[index] < len(parts[index]):
-                depth[index] += 1
-                grown = True
-        if not grown:  # the same text from different folders ("a/b" and "./a/b" are caught above)
-            return dict(zip(paths, paths, strict=True))
 
 
 # ---- evaluation and the queries compared ----

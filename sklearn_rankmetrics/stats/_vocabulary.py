@@ -121,11 +121,12 @@ def resolve_correction(correction):
 
 
 def suggestion(name, aliases):
-    """`` Did you mean 'x'?`` for the accepted name nearest to ``name`` (its canonical form), or ""."""
+    """`` Did you mean 'x'?`` for the accepted name nearest to ``name`` (a canonical name first, else a peer's), or ""."""
     if not isinstance(name, str):
         return ""
+    canonical = {normalized(str(meant)): meant for meant in aliases.values() if meant is not None}
+    close = difflib.get_close_matches(normalized(name), list(canonical), n=1)
+    if close:
+        return f" Did you mean {canonical[close[0]]!r}?"
     close = difflib.get_close_matches(normalized(name), [alias for alias in aliases if len(alias) > 2], n=1)
-    if not close:
-        return ""
-    meant = aliases[close[0]]
-    return f" Did you mean {meant!r}?"
+    return f" Did you mean {close[0]!r} ({aliases[close[0]]!r})?" if close else ""

@@ -1,0 +1,59 @@
+"""The ``rankmetrics`` command: one entry point, a subcommand per capability (``rankmetrics compare ...``).
+
+Each floor or wing adds its subcommand with ``register(subparsers)``, whose
+``func(args)`` returns the bytes to print (or None) and raises a ValueError,
+TypeError, OSError or ImportError for bad input. As the trec_eval command:
+nothing on stdout but results, errors and warnings on stderr, exit status 2
+for bad usage (argparse's) and 1 for bad input. ``rankmetrics evaluate``
+imports neither scikit-learn nor scipy.
+"""
+
+import argparse
+import sys
+import warnings
+
+from .stats import _command as compare_command
+from .trec import _command as evaluate_command
+from .trec_eval import USER_ERRORS, complain, discard_output, small_pages, write
+
+SUBCOMMANDS = (evaluate_command, compare_command)
+
+
+def parser():
+    """The argument parser of ``rankmetrics``, with every subcommand."""
+    top = argparse.ArgumentParser(prog="rankmetrics", description="sklearn-rankmetrics on the command line.")
+    subparsers = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for subcommand in SUBCOMMANDS:
+        subcommand.register(subparsers)
+    return top
+
+
+def main(argv=None):
+    """Run ``rankmetrics`` with the arguments ``argv`` (default: the command line); returns the exit status."""
+    arguments = parser()
+    try:
+        args = arguments.parse_args(argv)
+        with small_pages(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                output = args.func(args)
+            finally:
+                for warning in caught:  # on stderr, as the command's own lines
+                    complain(f"rankmetrics {args.command}: warning: {warning.message}")
+    except SystemExit as exit:  # argparse: 0 after --help, 2 for bad usage (its message is on stderr)
+        return exit.code
+    except (*USER_ERRORS, ImportError) as error:
+        complain(f"rankmetrics {args.command}: {error}")
+        return 1
+    if output:
+        try:
+            write(output)
+        except OSError as error:  # a full disk, a closed stdout or pipe
+            discard_output()
+            complain(f"rankmetrics {args.command}: cannot write the output: {error.strerror or error}")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
