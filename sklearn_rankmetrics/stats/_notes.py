@@ -46,8 +46,13 @@ def interval_note(comparison):
         interval = "Tukey's simultaneous interval over the pairs of its metric, not adjusted across metrics"
     else:
         interval = "a bootstrap interval of that difference alone, unadjusted"
-    tested = sum(row["baseline"] is not None for row in comparison.rows)
-    family = f"{comparison.correction or 'no correction'} over {tested} test{'s' if tested > 1 else ''}"
+    correction = comparison.correction or "no correction"
+    if comparison.test.endswith("tukey-hsd"):  # Tukey adjusts over the pairs; the correction, across the metrics
+        n_metrics = len({row["metric"] for row in comparison.rows})
+        family = f"Tukey over the pairs, {correction} across {n_metrics} metric{'s' if n_metrics > 1 else ''}"
+    else:
+        tested = sum(row["baseline"] is not None for row in comparison.rows)
+        family = f"{correction} over {tested} test{'s' if tested > 1 else ''}"
     if not equal_up_to_rounding(comparison.confidence_level, 1 - comparison.alpha):
         family += f", at {comparison.alpha:g}"
     return (

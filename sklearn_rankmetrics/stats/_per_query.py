@@ -251,6 +251,10 @@ def frame_column(frame, role):
 def numbers_of(name, column):
     """A column of per-query values as float64: real numbers, NaN for undefined; never infinite."""
     raw = np.asarray(column)
+    if raw.dtype.kind == "b" or (
+        isinstance(column, list | tuple) and any(isinstance(v, bool | np.bool_) for v in column)
+    ):
+        raise TypeError(f"{name} must hold numbers (NaN for an undefined query); got booleans.")
     if raw.dtype.kind not in "fiu":
         if raw.dtype.kind != "O" or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
             bad = next((v for v in raw.tolist() if not isinstance(v, numbers.Real) or isinstance(v, bool)), raw.dtype)

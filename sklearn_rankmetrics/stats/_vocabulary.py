@@ -121,7 +121,7 @@ def resolve_correction(correction):
 
 
 def suggestion(name, aliases):
-    """`` Did you mean 'x'?`` for the accepted name nearest to ``name`` (a canonical name first, else a peer's), or ""."""
+    """`` Did you mean 'x'?`` for the accepted name nearest to ``name`` (ours first, else a peer's), or ""."""
     if not isinstance(name, str):
         return ""
     canonical = {normalized(str(meant)): meant for meant in aliases.values() if meant is not None}
