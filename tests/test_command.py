@@ -158,7 +158,7 @@ def test_evaluate_means_to_standard_output(files, capsys):
         (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "--baseline", "bm25"], 2, "none of the runs"),
         (["compare", "{qrels}", "{run0}", "-m", "map"], 2, "two runs or more"),
         (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "-c", "--queries", "common"], 2, "contradicts"),
-        (["compare", "{qrels}", "{folder}/*.nothing", "{run0}", "-m", "map"], 1, "matches no file"),
+        (["compare", "{qrels}", "{folder}/*.nothing", "{run0}", "-m", "map"], 1, "matches no run file"),
         (["compare", "{qrels}", "{run0}", "{missing}", "-m", "map"], 1, "No such file"),
         (["compare", "{bad}", "{run0}", "{run1}", "-m", "map"], 1, "bad, line 2: the relevance column"),
         (["evaluate", "{qrels}", "{run0}", "-m", "map", "-o", "{folder}/out.xlsx"], 2, "cannot tell the format"),

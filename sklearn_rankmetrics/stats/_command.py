@@ -127,7 +127,7 @@ def run(args, parser):
         comparable_requests(options["metrics"])
     except (ValueError, TypeError) as error:
         parser.error(str(error))
-    paths = names_of_paths([path for argument in args.runs for path in run_files(argument)])
+    paths = names_of_paths([path for argument in args.runs for path in run_files(argument, besides=args.qrels)])
     if len(paths) < 2:
         parser.error(f"compare needs two runs or more; got {len(paths)}: {', '.join(paths.values())}.")
     baseline = args.baseline

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import plain
 from .._core._warnings import warn
 from ._compare import check_settings, comparison_of
@@ -157,6 +158,7 @@ def compare_per_query(
     check_baseline(baseline, list(table))
     ids, aligned = align(table, metrics)
     warn_if_left_out(ids, aligned, metrics)
+    warn_if_same_values(aligned, metrics)
     run_reports = {system: [{"qid": ids, **aligned[system]}] for system in aligned}
     return comparison_of(run_reports, metrics, baseline, **settings)
 
@@ -366,3 +368,34 @@ def warn_if_left_out(ids, aligned, metrics):
             "says how many were compared.",
             UserWarning,
         )
+
+
+def warn_if_same_values(reports, metrics):
+    """Warn where two metrics give every system the same value on every query: one question counted twice.
+
+    ``compare_rankings`` refuses two spellings of one metric by name; values
+    from elsewhere (``"map"`` and ``"AP"`` of evaluate_run) are told by their
+    values, equal up to rounding (``"ndcg_cut.10"`` and ``"nDCG@10"`` sum in
+    two orders). Each would count as a hypothesis of the correction.
+    """
+    twins = [
+        (a, b)
+        for i, a in enumerate(metrics)
+        for b in metrics[i + 1 :]
+        if all(same_values(report[a], report[b]) for report in reports.values())
+    ]
+    if twins:
+        shown = ", ".join(f"{plain(a)!r} and {plain(b)!r}" for a, b in twins[:SHOWN])
+        warn(
+            f"The metrics {shown} give every system the same value on every query: each counts as a hypothesis of "
+            "the correction (and a column of the tables), which only weakens the tests. Compare one of each.",
+            UserWarning,
+        )
+
+
+def same_values(first, second):
+    """Whether two per-query arrays are equal up to rounding, NaN where NaN."""
+    missing = np.isnan(first)
+    return bool(
+        np.array_equal(missing, np.isnan(second)) and equal_up_to_rounding(first[~missing], second[~missing]).all()
+    )

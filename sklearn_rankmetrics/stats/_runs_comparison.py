@@ -8,9 +8,11 @@ compare and hands the per-query values to the statistics of
 """
 
 import os
+from collections.abc import Iterable
 
 import numpy as np
 
+from .._core._numpy_ops import differs_from_previous
 from .._core._validation import check_option, plain
 from .._core._warnings import warn
 from ..trec._evaluate import check_options, evaluate_checked, parse_measure
@@ -19,7 +21,7 @@ from ..trec._measures import NICKNAMES
 from ..trec._run_files import names_of_paths, run_files
 from ..trec._sources import InputError, answered_without_rows, as_qrels, as_run, as_text
 from ._compare import check_settings, comparison_of
-from ._per_query import check_baseline
+from ._per_query import check_baseline, warn_if_same_values
 
 QUERY_SETS = ("common", "union", "qrels")
 # trec_eval's measures that give no number per query to compare.
@@ -66,8 +68,9 @@ def compare_runs(
         run files (named by their file names; by as much of their paths as
         tells them apart where two share a name) or of :class:`Run` objects
         (named by their tags); a folder (every file in it that does not
-        start with a dot); or a glob pattern such as ``"runs/*.gz"``. At
-        least two runs.
+        start with a dot; not its subfolders); or a glob pattern such as
+        ``"runs/*.gz"``. A folder or pattern may hold the qrels file too:
+        it is not taken for a run. At least two runs.
     metrics : sequence of str
         The measures, as for :func:`evaluate_run` (trec_eval's ``-m``):
         ``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"`` (two metrics, ``P_5`` and
@@ -195,12 +198,13 @@ def compare_runs(
         ties=ties,
     )
     requests = comparable_requests(metrics)
-    sources = named_runs(runs)
+    sources = named_runs(runs, qrels)
     check_baseline(baseline, list(sources))
     checked_qrels = as_qrels(qrels)
     evaluations = {name: evaluated(name, source, checked_qrels, requests, options) for name, source in sources.items()}
     reports = compared_queries(evaluations, queries)
     metric_names = [name for name in next(iter(reports.values())) if name != "qid"]
+    warn_if_same_values(reports, metric_names)
     return comparison_of({name: [report] for name, report in reports.items()}, metric_names, baseline, **settings)
 
 
@@ -232,14 +236,15 @@ def comparable_requests(metrics):
 # ---- the runs: names and sources ----
 
 
-def named_runs(runs):
-    """``{name: source}`` of the runs given as a mapping, a sequence, a folder or a glob pattern."""
+def named_runs(runs, qrels=None):
+    """``{name: source}`` of the runs given as a mapping, a sequence, a folder or a glob pattern (which may hold the
+    qrels file too: it is no run)."""
     if hasattr(runs, "items"):
         named = dict(runs.items())
     elif isinstance(runs, str | os.PathLike):
-        named = names_of_paths(run_files(runs))
-    elif isinstance(runs, list | tuple):
-        named = names_of_sequence(runs)
+        named = names_of_paths(run_files(runs, besides=qrels))
+    elif isinstance(runs, Iterable) and not isinstance(runs, bytes):
+        named = names_of_sequence(list(runs), qrels)
     else:
         raise TypeError(
             "runs must be a mapping {name: run}, a sequence of run files or Run objects, a folder or a glob pattern; "
@@ -253,12 +258,12 @@ def named_runs(runs):
     return named
 
 
-def names_of_sequence(runs):
+def names_of_sequence(runs, qrels=None):
     """Names for a sequence of runs: file names for paths (folders and glob patterns expanded), tags for Runs."""
     paths, named = [], {}
     for index, run in enumerate(runs):
         if isinstance(run, str | os.PathLike):
-            paths += run_files(run)  # a folder or a glob pattern gives its files
+            paths += run_files(run, besides=qrels)  # a folder or a glob pattern gives its files
         elif isinstance(run, Run):
             if not run.name:
                 raise ValueError(
@@ -286,19 +291,23 @@ def names_of_sequence(runs):
 
 
 def evaluated(name, source, qrels, requests, options):
-    """A run's per-query values (``{"qid": ids, measure: values}``) and the ids of the queries it answers."""
+    """A run's per-query values (``{"qid": ids, measure: values}``) and the ids of the queries it answers (None
+    where the evaluation's own ids suffice: without ``complete``, those it evaluates)."""
     try:
         run = as_run(source)
         extra = answered_without_rows(source)  # a dict's queries answered with no document
-        answered = run.query_id if extra is None else np.concatenate((run.query_id.astype(object), extra))
         values = evaluate_checked(qrels, run, requests, options, answered=extra, average=False)
     except InputError as error:
         if error.source == "qrels":
             raise
         raise ValueError(f"run {plain(name)!r}: {error}") from error
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, OSError) as error:
         raise type(error)(f"run {plain(name)!r}: {error}") from error
-    return values, set(as_text(np.unique(answered)).tolist())
+    if not options["complete"]:
+        return values, None
+    heads = run.query_id[differs_from_previous(run.query_id)]  # a run lists each query's rows together, mostly
+    answered = np.unique(heads) if extra is None else np.unique(np.concatenate((heads.astype(object), extra)))
+    return values, set(as_text(answered).tolist())
 
 
 def compared_queries(evaluations, queries):

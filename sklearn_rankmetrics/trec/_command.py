@@ -25,7 +25,7 @@ import os
 
 from ._evaluate import check_options, evaluate_checked, parsed_requests
 from ._run_files import names_of_paths, run_files
-from ._sources import InputError, as_qrels
+from ._sources import InputError, as_qrels, as_run
 
 PROG = "rankmetrics evaluate"
 FORMATS = ("csv", "jsonl", "parquet")
@@ -104,12 +104,12 @@ def run(args, parser):
         )
     except (ValueError, TypeError) as error:
         parser.error(str(error))
-    paths = names_of_paths([path for argument in args.runs for path in run_files(argument)])
+    paths = names_of_paths([path for argument in args.runs for path in run_files(argument, besides=args.qrels)])
     qrels = with_file(args.qrels, as_qrels, args.qrels)
     rows = []
     for name, path in paths.items():
         try:
-            values = evaluate_checked(qrels, path, requests, options, average=not args.per_query)
+            values = evaluate_checked(qrels, as_run(path), requests, options, average=not args.per_query)
         except InputError as error:
             raise ValueError(about_file(args.qrels if error.source == "qrels" else path, error)) from error
         except (ValueError, TypeError) as error:

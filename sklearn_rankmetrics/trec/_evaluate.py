@@ -363,18 +363,19 @@ def evaluate_run(
     average = check_flag("average", average)
     requests = parsed_requests(metrics)
     return evaluate_checked(
-        as_qrels(qrels), run, requests, options, answered=answered_without_rows(run), average=average
+        as_qrels(qrels), as_run(run), requests, options, answered=answered_without_rows(run), average=average
     )
 
 
 def evaluate_checked(qrels, run, requests, options, *, answered=None, average=True):
-    """:func:`evaluate_run` of checked Qrels, parsed requests and checked options (those of :func:`check_options`).
+    """:func:`evaluate_run` of checked Qrels and Run (:func:`as_qrels`, :func:`as_run`), parsed requests and
+    checked options (:func:`check_options`).
 
-    ``run`` is any run source; ``answered``, the ids of the queries it
-    answers with no document (see :func:`join`). ``compare_runs`` evaluates
-    each of its runs through here, against qrels checked once.
+    ``answered``: the ids of the queries the run answers with no document
+    (see :func:`join`). ``compare_runs`` and ``rankmetrics evaluate``
+    evaluate each run through here, against qrels read and checked once.
     """
-    evaluation = join(qrels, as_run(run), **options, answered=answered, tail_free=tail_free(requests))
+    evaluation = join(qrels, run, **options, answered=answered, tail_free=tail_free(requests))
     return collect(evaluation, requests, average=average)
 
 

@@ -10,25 +10,32 @@ import os
 from collections import Counter
 
 
-def run_files(path):
+def run_files(path, *, besides=None):
     """The run files a path names: a folder's files (not those starting with a dot, not its subfolders),
-    the files a glob pattern matches (a pattern that is no existing path), or the path itself, sorted."""
+    the files a glob pattern matches (a pattern that is no existing path), or the path itself, sorted.
+
+    ``besides``: the qrels file, which a folder or a pattern may hold too; it is not a run.
+    """
     text = os.fspath(path)
     if os.path.isdir(text):
-        files = sorted(
-            os.path.join(text, name)
-            for name in os.listdir(text)
-            if not name.startswith(".") and os.path.isfile(os.path.join(text, name))
-        )
+        files = [os.path.join(text, name) for name in os.listdir(text) if not name.startswith(".")]
+        files = sorted(file for file in files if os.path.isfile(file) and not same_file(file, besides))
         if not files:
             raise ValueError(f"{text!r} is a folder with no run file in it.")
         return files
     if glob.has_magic(text) and not os.path.exists(text):
-        files = sorted(path for path in glob.glob(text) if os.path.isfile(path))
+        files = sorted(file for file in glob.glob(text) if os.path.isfile(file) and not same_file(file, besides))
         if not files:
-            raise ValueError(f"the pattern {text!r} matches no file.")
+            raise ValueError(f"the pattern {text!r} matches no run file.")
         return files
     return [text]
+
+
+def same_file(path, other):
+    """Whether ``other`` (None, a path, or anything else) is the file at ``path``."""
+    if not isinstance(other, str | os.PathLike):
+        return False
+    return os.path.realpath(path) == os.path.realpath(other)
 
 
 def names_of_paths(paths):

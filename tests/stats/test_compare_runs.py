@@ -123,7 +123,7 @@ def test_runs_of_one_file_name_in_two_folders_are_named_by_their_folders(tmp_pat
 @pytest.mark.parametrize(
     ("runs", "error", "message"),
     [
-        ("folder/*.nothing", ValueError, "matches no file"),
+        ("folder/*.nothing", ValueError, "matches no run file"),
         ("empty", ValueError, "a folder with no run file"),
         ("one", ValueError, "needs at least two runs; got 1"),
         (42, TypeError, "runs must be a mapping"),
@@ -266,3 +266,29 @@ def test_means_sum_in_trec_eval_order_and_ids_sort_as_bytes():
             == running_sum(result.per_query["recip_rank"][name]) / 6
             == evaluate_run(qrels, runs[name], ["recip_rank"])["recip_rank"]
         )
+
+
+def test_a_folder_holding_the_qrels_too_takes_only_the_runs(tmp_path):
+    qrels, runs = collection(11, n_runs=3, n_queries=6)
+    _, paths = write_collection(tmp_path, qrels, runs)
+    inside = tmp_path / "runs" / "qrels.txt"
+    inside.write_text((tmp_path / "qrels").read_text())
+    result = quiet(compare_runs, inside, tmp_path / "runs", metrics=["map"])
+    assert list(result.per_query["map"]) == ["run0.txt", "run1.txt", "run2.txt"]
+    result = quiet(compare_runs, inside, (path for path in paths.values()), metrics=["map"])  # any iterable
+    assert list(result.per_query["map"]) == ["run0.txt", "run1.txt", "run2.txt"]
+
+
+def test_two_spellings_of_one_measure_are_told_by_their_values():
+    qrels, runs = collection(12, n_runs=3, n_queries=10)
+    with pytest.warns(UserWarning, match="'ndcg_cut_10' and 'nDCG@10' give every system the same value"):
+        compare_runs(qrels, runs, metrics=["ndcg_cut.10", "nDCG@10", "map"], test="t-test")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare_runs(qrels, runs, metrics=["map", "P.10"], test="t-test")  # different measures: no warning
+
+
+def test_a_missing_file_is_named_with_its_run(tmp_path):
+    qrels, runs = collection(13, n_runs=2, n_queries=4)
+    with pytest.raises(FileNotFoundError, match=r"run 'b': .*No such file.*missing\.run"):
+        compare_runs(qrels, {"a": runs["run0"], "b": tmp_path / "missing.run"}, metrics=["map"])
