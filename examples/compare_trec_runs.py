@@ -11,7 +11,7 @@ graded judgements, ten runs of growing quality, two of which skip a few queries.
 # %%
 # Ten run files and a qrels file
 # ------------------------------
-# Run ``i`` leans on the judgements with strength ``i``; ``run3`` and ``run7`` leave out some
+# Run ``i`` leans on the judgements with strength ``0.3 + 0.1 i``; ``run3`` and ``run7`` leave out some
 # queries, as a run that timed out would.
 import subprocess
 import sys
@@ -40,7 +40,7 @@ for i in range(10):
         if i in (3, 7) and rng.random() < 0.1:
             continue  # this run skips the query
         merit = np.array([docs.get(f"D{d}", 0) for d in range(500)])
-        retrieved = np.argsort(-(0.25 * i * merit + rng.normal(0, 1, 500)))[:100]
+        retrieved = np.argsort(-((0.3 + 0.1 * i) * merit + rng.normal(0, 1, 500)))[:100]
         lines += [f"{q} Q0 D{d} {r + 1} {100 - r} run{i}\n" for r, d in enumerate(retrieved)]
     (folder / "runs" / f"run{i}.txt").write_text("".join(lines))
 
