@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._core._query_ids import query_id_array
 from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import plain
 from .._core._warnings import warn
@@ -158,6 +159,7 @@ def compare_per_query(
     check_baseline(baseline, list(table))
     ids, aligned = align(table, metrics)
     warn_if_left_out(ids, aligned, metrics)
+    warn_if_constant(aligned, metrics)
     warn_if_same_values(aligned, metrics)
     run_reports = {system: [{"qid": ids, **aligned[system]}] for system in aligned}
     return comparison_of(run_reports, metrics, baseline, **settings)
@@ -193,7 +195,7 @@ def system_entry(system, entry):
     or ``{metric: values}``."""
     where = f"values[{plain(system)!r}]"
     if "qid" in entry:  # evaluate_run's and ranking_report's per-query output
-        ids = np.asarray(entry["qid"])
+        ids = query_id_array(entry["qid"], f"{where}['qid']")
         columns = {metric: column for metric, column in entry.items() if metric != "qid"}
         for metric, column in columns.items():
             if np.ndim(column) != 1 or len(column) != len(ids):
@@ -206,7 +208,7 @@ def system_entry(system, entry):
     for metric, column in entry.items():
         name = f"{where}[{plain(metric)!r}]"
         if hasattr(column, "items"):
-            found[metric] = (np.array(list(column), dtype=object), numbers_of(name, list(column.values())))
+            found[metric] = (query_id_array(list(column), name), numbers_of(name, list(column.values())))
         elif np.ndim(column) == 1:  # an array without ids: the queries 0, 1, ... in the same order everywhere
             found[metric] = (np.arange(len(column)), numbers_of(name, column))
         else:
@@ -378,10 +380,11 @@ def warn_if_same_values(reports, metrics):
     values, equal up to rounding (``"ndcg_cut.10"`` and ``"nDCG@10"`` sum in
     two orders). Each would count as a hypothesis of the correction.
     """
+    varying = [metric for metric in metrics if metric not in constant_metrics(reports, [metric])]
     twins = [
         (a, b)
-        for i, a in enumerate(metrics)
-        for b in metrics[i + 1 :]
+        for i, a in enumerate(varying)
+        for b in varying[i + 1 :]
         if all(same_values(report[a], report[b]) for report in reports.values())
     ]
     if twins:
@@ -399,3 +402,28 @@ def same_values(first, second):
     return bool(
         np.array_equal(missing, np.isnan(second)) and equal_up_to_rounding(first[~missing], second[~missing]).all()
     )
+
+
+def constant_metrics(reports, metrics):
+    """The metrics that take one value for every system on every query compared (the values that are not NaN)."""
+    found = []
+    for metric in metrics:
+        values = np.concatenate([np.asarray(report[metric], dtype=np.float64) for report in reports.values()])
+        values = values[~np.isnan(values)]
+        if len(values) and (values == values[0]).all():
+            found.append(metric)
+    return found
+
+
+def warn_if_constant(reports, metrics, hint=""):
+    """Warn where a metric takes one value for every system on every query: no test can tell the systems apart."""
+    constant = constant_metrics(reports, metrics)
+    if constant:
+        values = next(np.asarray(report[constant[0]], dtype=np.float64) for report in reports.values())
+        value = f"{values[~np.isnan(values)][0]:g}" + ("" if len(constant) == 1 else f" for {plain(constant[0])!r}")
+        names = ", ".join(repr(plain(metric)) for metric in constant)
+        warn(
+            f"{names}: the same value ({value}) for every system on every query compared, so no test can tell the "
+            f"systems apart there.{hint}",
+            UserWarning,
+        )

@@ -21,7 +21,7 @@ from ..trec._measures import NICKNAMES
 from ..trec._run_files import names_of_paths, run_files
 from ..trec._sources import InputError, answered_without_rows, as_qrels, as_run, as_text
 from ._compare import check_settings, comparison_of
-from ._per_query import check_baseline, warn_if_same_values
+from ._per_query import check_baseline, warn_if_constant, warn_if_same_values
 
 QUERY_SETS = ("common", "union", "qrels")
 # trec_eval's measures that give no number per query to compare.
@@ -204,6 +204,7 @@ def compare_runs(
     evaluations = {name: evaluated(name, source, checked_qrels, requests, options) for name, source in sources.items()}
     reports = compared_queries(evaluations, queries)
     metric_names = [name for name in next(iter(reports.values())) if name != "qid"]
+    warn_if_constant(reports, metric_names, hint=constant_hint(checked_qrels, options["relevance_level"]))
     warn_if_same_values(reports, metric_names)
     return comparison_of({name: [report] for name, report in reports.items()}, metric_names, baseline, **settings)
 
@@ -308,6 +309,18 @@ def evaluated(name, source, qrels, requests, options):
     heads = run.query_id[differs_from_previous(run.query_id)]  # a run lists each query's rows together, mostly
     answered = np.unique(heads) if extra is None else np.unique(np.concatenate((heads.astype(object), extra)))
     return values, set(as_text(answered).tolist())
+
+
+def constant_hint(qrels, relevance_level):
+    """What to check where every run scores one value on every query: a relevance level above every judgement."""
+    top = int(qrels.relevance.max())
+    if top < relevance_level:
+        fix = ": lower the level." if top > 0 else "."
+        return (
+            f" The qrels judge no document relevant at relevance_level={relevance_level} (their largest judgement "
+            f"is {top}){fix}"
+        )
+    return " Check that the qrels judge relevant documents and that the runs' document ids are the qrels'."
 
 
 def compared_queries(evaluations, queries):

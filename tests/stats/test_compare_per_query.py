@@ -224,3 +224,13 @@ def test_t_test_pvalues_and_means_hold_whatever_the_order_of_the_input(matrix, r
         elif np.ptp(d) > 0:
             expected = stats.ttest_rel(matrix[:, names.index(row.system)], matrix[:, 0]).pvalue
             assert row.pvalue == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_tuple_query_ids_and_constant_metrics():
+    values = {
+        "a": {"m": {("t", 1): 0.1, ("t", 2): 0.3, ("t", 3): 0.2}},
+        "b": {"m": {("t", 1): 0.2, ("t", 2): 0.5, ("t", 3): 0.6}},
+    }
+    assert quiet(compare_per_query, values, test="t-test").per_query["qid"].tolist() == [("t", 1), ("t", 2), ("t", 3)]
+    with pytest.warns(UserWarning, match=r"'zero': the same value \(0\) for every system on every query"):
+        compare_per_query({"a": {"zero": [0.0, 0.0]}, "b": {"zero": [0.0, 0.0]}}, test="t-test")

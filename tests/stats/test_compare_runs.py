@@ -292,3 +292,12 @@ def test_a_missing_file_is_named_with_its_run(tmp_path):
     qrels, runs = collection(13, n_runs=2, n_queries=4)
     with pytest.raises(FileNotFoundError, match=r"run 'b': .*No such file.*missing\.run"):
         compare_runs(qrels, {"a": runs["run0"], "b": tmp_path / "missing.run"}, metrics=["map"])
+
+
+def test_a_relevance_level_above_every_judgement_is_named_where_every_run_scores_0():
+    qrels, runs = collection(14, n_runs=3, n_queries=8)  # judgements up to 2
+    with pytest.warns(UserWarning, match=r"'map': the same value \(0\) .* relevance_level=3 .* largest judgement is 2"):
+        compare_runs(qrels, runs, metrics=["map"], relevance_level=3, test="t-test")
+    unjudged = {q: dict.fromkeys(docs, 0) for q, docs in qrels.items()}
+    with pytest.warns(UserWarning, match=r"largest judgement is 0\)\."):
+        compare_runs(unjudged, runs, metrics=["map"], test="t-test")
