@@ -166,6 +166,10 @@ def test_evaluate_means_to_standard_output(files, capsys):
         (["evaluate", "{qrels}", "{run0}", "-m", "P.0"], 2, "bad parameters"),
         (["evaluate", "{qrels}", "{bad}", "-m", "map"], 1, "bad, line 1: "),
         (["evaluate", "{qrels}", "{run0}", "-m", "relstring", "-q", "-o", "{folder}/x.parquet"], 1, "strings"),
+        (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "--alpha", "2"], 2, "alpha must be in (0, 1)"),
+        (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "-l", "-1"], 2, "relevance_level must be"),
+        (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "--test", "t", "--correction", "maxT"], 2, "maxT"),
+        (["evaluate", "{qrels}", "{run0}", "-m", "map", "-o", "{folder}", "--format", "csv"], 1, "Is a directory"),
         (["nothing"], 2, "invalid choice"),
     ],
 )

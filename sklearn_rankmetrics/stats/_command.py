@@ -89,23 +89,18 @@ def register(subparsers):
 
 def settings(args, parser):
     """The keyword arguments of :func:`compare_runs` from the command line; a bad option is a usage error."""
-    from ._vocabulary import resolve_correction, resolve_test
+    from ..trec._evaluate import check_options
+    from ._compare import check_settings
+    from ._runs_comparison import comparable_requests
 
     if not args.measures:
         parser.error("give at least one measure with -m, such as -m map -m ndcg_cut.10.")
     if args.complete and args.queries not in (None, "qrels"):
         parser.error(f"-c means --queries qrels; it contradicts --queries {args.queries}.")
-    if args.max_depth is not None and args.max_depth < 1:
-        parser.error(f"-M must be a positive number of documents; got {args.max_depth}.")
-    try:
-        test = resolve_test(args.test)
-        correction = resolve_correction(args.correction)
-    except ValueError as error:
-        parser.error(str(error))
-    return {
+    found = {
         "metrics": args.measures,
-        "test": test,
-        "correction": correction,
+        "test": args.test,
+        "correction": args.correction,
         "queries": "qrels" if args.complete else args.queries or "common",
         "relevance_level": args.relevance_level,
         "max_depth": args.max_depth,
@@ -115,18 +110,31 @@ def settings(args, parser):
         "alpha": args.alpha,
         "random_state": args.random_state,
     }
+    try:  # every option checked before any file is read: a bad one is bad usage
+        settings = check_settings(
+            *(found[name] for name in ("test", "correction", "alpha", "n_resamples")),
+            found["confidence_level"],
+            found["random_state"],
+        )
+        check_options(
+            relevance_level=found["relevance_level"],
+            complete=False,
+            max_depth=found["max_depth"],
+            judged_only=found["judged_only"],
+            ties=None,
+        )
+        comparable_requests(found["metrics"])
+    except (ValueError, TypeError) as error:
+        parser.error(str(error))
+    return {**found, "test": settings["test"], "correction": settings["correction"]}
 
 
 def run(args, parser):
     """Compare the runs of the command line; returns the bytes for standard output (None when written to a file)."""
     from ..trec._sources import InputError
-    from ._runs_comparison import comparable_requests, compare_runs
+    from ._runs_comparison import compare_runs
 
     options = settings(args, parser)
-    try:
-        comparable_requests(options["metrics"])
-    except (ValueError, TypeError) as error:
-        parser.error(str(error))
     paths = names_of_paths([path for argument in args.runs for path in run_files(argument, besides=args.qrels)])
     if len(paths) < 2:
         parser.error(f"compare needs two runs or more; got {len(paths)}: {', '.join(paths.values())}.")
