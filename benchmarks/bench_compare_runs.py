@@ -122,26 +122,21 @@ def main():
         alone = evaluate_run(qrels, runs[0], measures, average=False)
         assert np.array_equal(result.per_query["map"][runs[0].name], alone["map"])
 
+        compare_argv = [
+            "compare",
+            str(qrels),
+            str(folder / "runs"),
+            "-m",
+            "map",
+            "-m",
+            "ndcg_cut.10",
+            "--test",
+            "t-test",
+        ]
+
         def command():
             with contextlib.redirect_stdout(io.StringIO()):
-                assert (
-                    rankmetrics(
-                        [
-                            "compare",
-                            str(qrels),
-                            str(folder / "runs"),
-                            "-m",
-                            "map",
-                            "-m",
-                            "ndcg_cut.10",
-                            "--test",
-                            "t-test",
-                            "--seed",
-                            "0",
-                        ]
-                    )
-                    == 0
-                )
+                assert rankmetrics([*compare_argv, "--seed", "0"]) == 0
 
         rows.append(("rankmetrics compare (t-test), in process", best(command, args.repeats)[0]))
 
@@ -152,22 +147,7 @@ def main():
         each = [
             ["sklearn_rankmetrics.trec_eval", "-m", "map", "-m", "ndcg_cut.10", str(qrels), str(run)] for run in runs
         ]
-        once = [
-            [
-                "sklearn_rankmetrics",
-                "compare",
-                str(qrels),
-                str(folder / "runs"),
-                "-m",
-                "map",
-                "-m",
-                "ndcg_cut.10",
-                "--test",
-                "t-test",
-                "--seed",
-                "0",
-            ]
-        ]
+        once = [["sklearn_rankmetrics", *compare_argv, "--seed", "0"]]
         rows += [
             (f"{args.runs} trec_eval processes", best(lambda: processes(each), args.repeats)[0]),
             ("one rankmetrics compare process (t-test)", best(lambda: processes(once), args.repeats)[0]),

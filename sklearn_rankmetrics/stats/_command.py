@@ -18,6 +18,7 @@ measure, a bad option) and 1 for a bad file (named, with its line).
 import csv
 import io
 
+from ..trec._command import add_evaluation_arguments
 from ..trec._run_files import names_of_paths, run_files
 
 PROG = "rankmetrics compare"
@@ -35,16 +36,8 @@ def register(subparsers):
         "ranx's fisher, student, tukey and PyTerrier's t too. Corrections: holm (default), bonferroni, fdr_bh (bh), "
         "maxT, none. A run is named by its file's name.",
     )
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file (plain or gzip)")
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="run files, folders of them or quoted glob patterns")
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="append",
-        default=[],
-        metavar="MEASURE",
-        help="measure[.params], repeatable: map, ndcg_cut.10, P.10, nDCG@10 (at least one)",
+    add_evaluation_arguments(
+        parser, measures="measure[.params], repeatable: map, ndcg_cut.10, P.10, nDCG@10 (at least one)"
     )
     parser.add_argument(
         "--baseline",
@@ -59,16 +52,8 @@ def register(subparsers):
         choices=("common", "union", "qrels"),
         default=None,
         help="queries compared: those every run answers (default), those any run answers, or all "
-        "those of the qrels; a run's missing ones score 0, as trec_eval -c",
+        "those of the qrels (-c); a run's missing ones score 0, as trec_eval -c",
     )
-    parser.add_argument("-c", "--complete", action="store_true", help="--queries qrels (trec_eval -c)")
-    parser.add_argument(
-        "-l", "--relevance-level", type=int, default=1, metavar="LEVEL", help="lowest relevant judgement (default 1)"
-    )
-    parser.add_argument(
-        "-M", "--max-depth", type=int, default=None, metavar="DEPTH", help="documents counted per query"
-    )
-    parser.add_argument("-J", "--judged-only", action="store_true", help="rank the judged documents only")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--confidence-level", type=float, default=0.95, help="level of the intervals (default 0.95)")
     parser.add_argument("--n-resamples", type=int, default=10_000, metavar="N", help="resamples (default 10000)")
@@ -82,7 +67,6 @@ def register(subparsers):
         help="seed of the resampling, for reproducible p-values",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output layout (default table)")
-    parser.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (default: standard output)")
     parser.set_defaults(func=lambda args: run(args, parser))
     return parser
 

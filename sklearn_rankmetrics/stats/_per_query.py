@@ -23,6 +23,35 @@ LONG_COLUMNS = {
 SHOWN = 5
 
 
+# Descriptions that compare_per_query and compare_runs share (see :func:`shared_doc`).
+SHARED_DOC = {
+    "settings": """n_resamples : int, default=10_000
+        Resamples of the randomization, bootstrap and randomised Tukey tests
+        and of the bootstrap intervals.
+    confidence_level : float, default=0.95
+        Level of the intervals.
+    alpha : float, default=0.05
+        A difference is marked significant when its adjusted p-value is
+        below it.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the resampling; an int makes results reproducible.""",
+    "returns": """comparison : RankingComparison
+        The object :func:`compare_rankings` returns: printed table,
+        ``to_frame()`` (one row per system and metric) and
+        ``to_frame(kind="pairs")`` (one per pair tested), ``to_markdown()``,
+        ``to_latex()``, ``to_json()``, ``anova()``, ``queries_needed()`` and
+        its Display.""",
+}
+
+
+def shared_doc(function):
+    """Fill ``%(settings)s`` and ``%(returns)s`` in the docstring of ``function`` with :data:`SHARED_DOC`."""
+    for key, text in SHARED_DOC.items():
+        function.__doc__ = function.__doc__.replace(f"%({key})s", text)
+    return function
+
+
+@shared_doc
 def compare_per_query(
     values,
     *,
@@ -73,23 +102,11 @@ def compare_per_query(
         As for :func:`compare_rankings`: ``"holm"``, ``"bonferroni"``,
         ``"fdr_bh"``, ``"maxT"`` or None; statsmodels' and PyTerrier's
         spellings too (``"bh"``, ``"b"``, ``"h"``, ``"none"``).
-    n_resamples : int, default=10_000
-        Resamples of the randomization, bootstrap and randomised Tukey tests
-        and of the bootstrap intervals.
-    confidence_level : float, default=0.95
-        Level of the intervals.
-    alpha : float, default=0.05
-        A difference is marked significant when its adjusted p-value is
-        below it.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the resampling; an int makes results reproducible.
+    %(settings)s
 
     Returns
     -------
-    comparison : RankingComparison
-        The object :func:`compare_rankings` returns: printed table,
-        ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_json()``,
-        ``anova()``, ``queries_needed()`` and its Display.
+    %(returns)s
 
     Raises
     ------

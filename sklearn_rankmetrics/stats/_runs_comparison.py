@@ -15,13 +15,13 @@ import numpy as np
 from .._core._numpy_ops import differs_from_previous
 from .._core._validation import check_option, plain
 from .._core._warnings import warn
-from ..trec._evaluate import check_options, evaluate_checked, parse_measure
+from ..trec._evaluate import check_options, evaluate_checked, measure_specs, parse_measure
 from ..trec._io import Run
 from ..trec._measures import NICKNAMES
 from ..trec._run_files import names_of_paths, run_files
 from ..trec._sources import InputError, answered_without_rows, as_qrels, as_run, as_text
 from ._compare import check_settings, comparison_of
-from ._per_query import check_baseline, warn_if_constant, warn_if_same_values
+from ._per_query import check_baseline, shared_doc, warn_if_constant, warn_if_same_values
 
 QUERY_SETS = ("common", "union", "qrels")
 # trec_eval's measures that give no number per query to compare.
@@ -33,6 +33,7 @@ NOT_PER_QUERY = {
 SHOWN = 5
 
 
+@shared_doc
 def compare_runs(
     qrels,
     runs,
@@ -103,25 +104,13 @@ def compare_runs(
         As for :func:`evaluate_run` (``-J``).
     ties : {"average", "pessimistic", "optimistic", "stable"} or None, default=None
         As for :func:`evaluate_run`: None is trec_eval's order.
-    n_resamples : int, default=10_000
-        Resamples of the randomization, bootstrap and randomised Tukey tests
-        and of the bootstrap intervals.
-    confidence_level : float, default=0.95
-        Level of the intervals.
-    alpha : float, default=0.05
-        A difference is marked significant when its adjusted p-value is
-        below it.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the resampling; an int makes results reproducible.
+    %(settings)s
 
     Returns
     -------
-    comparison : RankingComparison
-        The object :func:`compare_rankings` returns: printed table,
-        ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_json()``,
-        ``anova()``, ``queries_needed()``; its ``per_query`` holds each
-        run's values on the compared queries (``"qid"``: their ids, as
-        str).
+    %(returns)s
+        Its ``per_query`` holds each run's values on the compared queries
+        (``"qid"``: their ids, as str).
 
     Raises
     ------
@@ -214,13 +203,8 @@ def compare_runs(
 
 def comparable_requests(metrics):
     """The (measure, parameters) requests of ``metrics``, sets expanded without the measures of NOT_PER_QUERY."""
-    if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
-    metrics = list(metrics)
-    if not metrics:
-        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['ndcg_cut.10'].")
     requests = {}
-    for spec in metrics:
+    for spec in measure_specs(metrics):
         nickname = isinstance(spec, str) and spec in NICKNAMES
         for base, params in parse_measure(spec):
             if base in NOT_PER_QUERY:

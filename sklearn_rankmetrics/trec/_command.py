@@ -42,23 +42,22 @@ def register(subparsers):
         epilog="Measures as trec_eval's -m (map, ndcg_cut.10, P.5,10, official) or the library's names (nDCG@10). "
         "Per-query values are evaluate_run(..., average=False)'s: gm_map's are the floored logs.",
     )
+    add_evaluation_arguments(parser, measures="measure[.params], repeatable (default: official)")
+    parser.add_argument("-q", "--per-query", action="store_true", help="one row per query instead of the means")
+    parser.add_argument("--format", choices=FORMATS, default=None, help="csv, jsonl or parquet (default: from FILE)")
+    parser.set_defaults(func=lambda args: run(args, parser))
+    return parser
+
+
+def add_evaluation_arguments(parser, *, measures):
+    """The arguments of every subcommand that evaluates TREC runs as trec_eval does (``measures``: -m's help)."""
     parser.add_argument("qrels", metavar="QRELS", help="qrels file (plain or gzip)")
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run files, folders of them or quoted glob patterns")
     parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="append",
-        default=[],
-        metavar="MEASURE",
-        help="measure[.params], repeatable (default: official)",
+        "-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE", help=measures
     )
-    parser.add_argument("-q", "--per-query", action="store_true", help="one row per query instead of the means")
     parser.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="every query of the qrels, those a run misses scoring 0 (trec_eval -c)",
+        "-c", "--complete", action="store_true", help="every query of the qrels, a run's missing ones scoring 0 (-c)"
     )
     parser.add_argument(
         "-l", "--relevance-level", type=int, default=1, metavar="LEVEL", help="lowest relevant judgement (default 1)"
@@ -68,9 +67,6 @@ def register(subparsers):
     )
     parser.add_argument("-J", "--judged-only", action="store_true", help="rank the judged documents only")
     parser.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (default: standard output)")
-    parser.add_argument("--format", choices=FORMATS, default=None, help="csv, jsonl or parquet (default: from FILE)")
-    parser.set_defaults(func=lambda args: run(args, parser))
-    return parser
 
 
 def output_format(args, parser):

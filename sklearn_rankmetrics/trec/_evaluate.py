@@ -398,12 +398,17 @@ def check_options(*, relevance_level, complete, max_depth, judged_only, ties):
 
 def parsed_requests(metrics):
     """The (measure, parameters) requests of a sequence of measure names, each once, in order (checked)."""
+    return dict.fromkeys(request for spec in measure_specs(metrics) for request in parse_measure(spec))
+
+
+def measure_specs(metrics):
+    """The measure names of ``metrics`` as a list: a sequence (not a string) of at least one."""
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
     metrics = list(metrics)
     if not metrics:
-        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['official'].")
-    return dict.fromkeys(request for spec in metrics for request in parse_measure(spec))
+        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['ndcg_cut.10'].")
+    return metrics
 
 
 def tail_free(requests):
