@@ -261,9 +261,10 @@ def names_of_sequence(runs, qrels=None):
                 )
             named[run.name] = run
         else:
+            kind = f"{type(run).__module__}.{type(run).__qualname__}".removeprefix("builtins.")
             raise TypeError(
-                f"runs[{index}] is a {type(run).__name__}, which has no name: pass a mapping {{name: run}} (a "
-                "sequence holds run files or Run objects)."
+                f"runs[{index}] is a {kind}, which has no name: pass a mapping {{name: run}} (a sequence holds run "
+                "files or sklearn_rankmetrics.trec.Run objects)."
             )
     by_path = names_of_paths(paths) if paths else {}
     clash = sorted(set(by_path) & set(named))
