@@ -135,8 +135,8 @@ def compare_rankings(
     -----
     For each metric and system: the mean over queries (the values summed in
     query order, as trec_eval sums them, over their number) and its
-    percentile bootstrap interval. For each pair: the mean paired difference ``delta``
-    (system minus baseline) with its interval, the test's p-value, the
+    percentile bootstrap interval. For each pair: the mean paired difference
+    ``delta`` (system minus baseline) with its interval, the test's p-value, the
     adjusted p-value, the effect size :math:`d_z = \\bar d / s_d` (mean
     difference over its standard deviation: 0 where every difference is 0,
     nan otherwise on one query, where no standard deviation exists, and

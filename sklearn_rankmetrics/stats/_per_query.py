@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._core._query_ids import query_id_array
+from .._core._query_ids import factorize_query_ids, is_pandas_labels, query_id_array
 from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import plain
 from .._core._warnings import warn
@@ -234,23 +234,43 @@ def system_entry(system, entry):
 
 
 def long_frame_table(frame):
-    """The table of a long DataFrame: one row per (system, metric, query), under our names or a peer's."""
+    """The table of a long DataFrame: one row per (system, metric, query), under our names or a peer's.
+
+    Systems and metrics keep the order in which they first appear.
+    """
     names = {role: frame_column(frame, role) for role in LONG_COLUMNS}
-    columns = {role: np.asarray(frame[name]) for role, name in names.items()}
-    value = numbers_of(f"the column {names['value']!r}", columns["value"])
-    keys = list(zip(columns["system"].tolist(), columns["metric"].tolist(), strict=True))
-    table = {}
-    for row, key in enumerate(keys):
-        table.setdefault(key[0], {}).setdefault(key[1], []).append(row)
-    if len(table) < 2:
+    value = numbers_of(f"the column {names['value']!r}", np.asarray(frame[names["value"]]))
+    (systems, system_code), (metrics, metric_code) = (
+        first_appearance(frame[names[role]], names[role]) for role in ("system", "metric")
+    )
+    if len(systems) < 2:
         raise ValueError(
-            f"compare_per_query needs at least two systems in the column {names['system']!r}; got {len(table)}."
+            f"compare_per_query needs at least two systems in the column {names['system']!r}; got {len(systems)}."
         )
-    queries = columns["query"]
-    return {
-        system: {metric: (queries[rows], value[rows]) for metric, rows in by_metric.items()}
-        for system, by_metric in table.items()
-    }
+    key = system_code * len(metrics) + metric_code
+    order = np.argsort(key, kind="stable")
+    starts = np.flatnonzero(np.diff(key[order], prepend=-1))
+    queries = np.asarray(frame[names["query"]])
+    table = {system: {} for system in systems}
+    for rows in np.split(order, starts[1:]):
+        system, metric = divmod(int(key[rows[0]]), len(metrics))
+        table[systems[system]][metrics[metric]] = (queries[rows], value[rows])
+    return table
+
+
+def first_appearance(column, name):
+    """The distinct values of a frame's column in the order they first appear, and each row's index among them."""
+    column = column if is_pandas_labels(column) else np.asarray(column, dtype=object)  # pandas factorizes its own
+    try:
+        distinct, codes = factorize_query_ids(column)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"the column {name!r}: {error}") from None
+    first = np.full(len(distinct), len(codes))
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return distinct[order].tolist(), rank[codes]
 
 
 def frame_column(frame, role):
@@ -326,49 +346,45 @@ def check_baseline(baseline, systems):
 
 def align(table, metrics):
     """The sorted query ids of every (system, metric), and each one's values on them (NaN where it lacks one)."""
-    every = [ids for entry in table.values() for metric in metrics for ids, _ in [entry[metric]]]
-    ids = sorted_ids(np.concatenate([np.asarray(part, dtype=object) for part in every]) if every else [])
-    position = {query: index for index, query in enumerate(ids.tolist())}
-    aligned = {}
-    for system, entry in table.items():
-        aligned[system] = {}
-        for metric in metrics:
-            query_ids, values = entry[metric]
-            places = np.fromiter((position[query] for query in query_ids.tolist()), dtype=np.intp, count=len(values))
-            if len(np.unique(places)) != len(places):
-                repeated = query_ids[np.flatnonzero(np.bincount(places)[places] > 1)[0]]
-                raise ValueError(
-                    f"system {plain(system)!r} has two values of {plain(metric)!r} for query {plain(repeated)!r}: "
-                    "give each (system, metric, query) once."
-                )
-            column = np.full(len(ids), np.nan)
-            column[places] = values
-            aligned[system][metric] = column
+    parts = [(system, metric, *entry[metric]) for system, entry in table.items() for metric in metrics]
+    ids, inverse = distinct_ids([query_ids for _, _, query_ids, _ in parts])
+    aligned, offset = {system: {} for system in table}, 0
+    for system, metric, query_ids, values in parts:
+        places, offset = inverse[offset : offset + len(query_ids)], offset + len(query_ids)
+        counts = np.bincount(places, minlength=len(ids))
+        if (counts > 1).any():
+            raise ValueError(
+                f"system {plain(system)!r} has two values of {plain(metric)!r} for query "
+                f"{plain(ids[np.flatnonzero(counts > 1)[0]])!r}: give each (system, metric, query) once."
+            )
+        column = np.full(len(ids), np.nan)
+        column[places] = values
+        aligned[system][metric] = column
     return ids, aligned
 
 
-def sorted_ids(ids):
-    """The distinct query ids, sorted; a ValueError where one is missing or they mix numbers and strings."""
-    distinct = list(dict.fromkeys(plain(query) for query in ids.tolist()))
-    missing = [query for query in distinct if query is None or (isinstance(query, float) and np.isnan(query))]
-    if missing:
-        raise ValueError(f"a query id is missing ({missing[0]!r}): every value needs the id of its query.")
-    kinds = {}
-    for query in distinct:
-        kinds.setdefault("number" if isinstance(query, numbers.Real) else type(query).__name__, query)
+def distinct_ids(parts):
+    """The distinct query ids of every part, sorted, and each id's index among them (parts one after another).
+
+    A ValueError where an id is missing (None, NaN) or the ids mix numbers
+    and strings, which never match. The ids are told apart by hashing
+    (:func:`factorize_query_ids`), the distinct ones alone sorted.
+    """
+    every = np.concatenate([np.asarray(part, dtype=object) for part in parts]) if parts else np.zeros(0, object)
+    found = set(map(type, every))
+    if type(None) in found:
+        raise ValueError("a query id is missing (None): every value needs the id of its query.")
+    kinds = {"number" if issubclass(kind, numbers.Real) else kind.__name__ for kind in found}
     if len(kinds) > 1:
-        found = ", ".join(f"{kind} such as {example!r}" for kind, example in sorted(kinds.items()))
         raise ValueError(
-            f"the query ids mix kinds ({found}), which never match one another (7 is not '7'): give every "
-            "system's ids one type, e.g. with str()."
+            f"the query ids mix kinds ({', '.join(sorted(kinds))}), which never match one another (7 is not '7'): "
+            "give every system's ids one type, e.g. with str()."
         )
     try:
-        distinct.sort()
-    except TypeError as error:
-        raise ValueError(f"the query ids cannot be sorted ({error}); give ids of one type, such as str.") from None
-    result = np.empty(len(distinct), dtype=object)
-    result[:] = distinct
-    return result
+        distinct, codes = factorize_query_ids(every)
+    except (TypeError, ValueError) as error:  # NaN ids, or ids that cannot be sorted
+        raise ValueError(f"the query ids: {error}") from None
+    return distinct, codes
 
 
 def warn_if_left_out(ids, aligned, metrics):

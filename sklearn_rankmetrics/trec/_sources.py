@@ -96,7 +96,7 @@ def frame_columns(frame, names, what):
             return tuple(np.asarray(frame[name]) for name in layout)
     layout = max(layouts, key=lambda layout: sum(name in present for name in layout))  # the one it nearly has
     missing = [name for name in layout if name not in present]
-    other = dict(zip(layout, layouts[layout == layouts[0]], strict=True))  # each name's name in the other layout
+    other = dict(zip(layout, layouts[1] if layout is layouts[0] else layouts[0], strict=True))  # the other's name
     near, mixed = [], any(other[name] in present for name in missing)
     for name in missing:
         close = [other[name]] if other[name] in present else difflib.get_close_matches(name, present, n=1)
