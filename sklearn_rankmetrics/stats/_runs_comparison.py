@@ -288,12 +288,21 @@ def evaluated(name, source, qrels, requests, options):
             raise
         raise ValueError(f"run {plain(name)!r}: {error}") from error
     except (ValueError, TypeError, OSError) as error:
-        raise type(error)(f"run {plain(name)!r}: {error}") from error
+        raise naming_the_run(error, name) from error
     if not options["complete"]:
         return values, None
     heads = run.query_id[differs_from_previous(run.query_id)]  # a run lists each query's rows together, mostly
     answered = np.unique(heads) if extra is None else np.unique(np.concatenate((heads.astype(object), extra)))
     return values, set(as_text(answered).tolist())
+
+
+def naming_the_run(error, name):
+    """The error again, its message led by the run's name (of its own type where that type takes a message)."""
+    message = f"run {plain(name)!r}: {error}"
+    try:
+        return type(error)(message)
+    except TypeError:  # a type that needs more than a message (UnicodeDecodeError): its nearest plain base
+        return next(kind for kind in (OSError, TypeError, ValueError) if isinstance(error, kind))(message)
 
 
 def constant_hint(qrels, relevance_level):

@@ -109,7 +109,7 @@ def run(args, parser):
         except InputError as error:
             raise ValueError(about_file(args.qrels if error.source == "qrels" else path, error)) from error
         except (ValueError, TypeError) as error:
-            raise type(error)(about_file(path, error)) from error
+            raise (TypeError if isinstance(error, TypeError) else ValueError)(about_file(path, error)) from error
         rows += per_query_rows(name, values) if args.per_query else mean_rows(name, values)
     return write(rows, form, args.output, per_query=args.per_query)
 
