@@ -30,7 +30,10 @@ COLUMNS = (
 
 @dataclass
 class RankingComparison:
-    """The result of :func:`compare_rankings`: one row per (system, metric), and per pair tested.
+    """A comparison of systems: one row per (system, metric), and per pair tested.
+
+    The result of :func:`compare_rankings`, :func:`compare_runs` and
+    :func:`compare_per_query`.
 
     Parameters
     ----------
@@ -60,7 +63,9 @@ class RankingComparison:
 
     See Also
     --------
-    compare_rankings : Builds it.
+    compare_rankings : Builds it from labels and scores.
+    compare_runs : Builds it from TREC runs and qrels.
+    compare_per_query : Builds it from per-query values computed anywhere.
 
     Examples
     --------
