@@ -301,3 +301,15 @@ def test_a_relevance_level_above_every_judgement_is_named_where_every_run_scores
     unjudged = {q: dict.fromkeys(docs, 0) for q, docs in qrels.items()}
     with pytest.warns(UserWarning, match=r"largest judgement is 0\)\."):
         compare_runs(unjudged, runs, metrics=["map"], test="t-test")
+
+
+def test_the_comparison_of_runs_offers_what_compare_rankings_does():
+    from sklearn_rankmetrics import QueryComparisonDisplay, RankingComparison
+
+    qrels, runs = collection(15, n_runs=3, n_queries=20)
+    result = quiet(compare_runs, qrels, runs, metrics=["map", "P.10"], test="tukey", baseline="run0", random_state=0)
+    assert RankingComparison.from_json(result.to_json()).to_frame(kind="rows").equals(result.to_frame(kind="rows"))
+    assert result.anova("map").index.tolist() == ["system", "query", "residual"]
+    assert set(quiet(result.queries_needed, "P_10")) == {("run0", "run1"), ("run0", "run2")}
+    pytest.importorskip("matplotlib")
+    assert QueryComparisonDisplay.from_comparison(result, metric="map").ax_ is not None
