@@ -67,7 +67,7 @@ print(tukey.anova("ndcg@10").round(4))
 maxt = compare_rankings(
     y_test, runs, qid=qid_test, metrics=metrics, baseline="linear", correction="maxT", random_state=0
 )
-frame = maxt.to_frame().dropna(subset=["baseline"])
+frame = maxt.to_frame(kind="pairs")
 columns = ["system", "metric", "delta", "pvalue", "pvalue_adjusted", "effect_size", "wins", "losses"]
 print(frame[columns].round(4).to_string(index=False))
 

@@ -39,13 +39,14 @@ comparison = compare_rankings(y, scores, qid=qid, metrics=["ndcg@10", "map"], ba
 print(comparison)
 
 # %%
-# ``to_frame()`` has the intervals, p-values, effect sizes and per-query wins, ties and losses. The
+# ``to_frame()`` has one row per system and metric (means and intervals); ``to_frame(kind="pairs")``
+# one per pair tested: the intervals, p-values, effect sizes and per-query wins, ties and losses. The
 # intervals of the differences are not adjusted for multiple testing; the p-values are, so an
-# interval that just excludes 0 can come with an adjusted p-value above 0.05.
-frame = comparison.to_frame()
-tested = frame[frame["baseline"].notna()]  # the baseline's own rows have no difference to test
-columns = ["system", "metric", "delta", "delta_ci_low", "delta_ci_high", "pvalue_adjusted", "wins", "losses"]
-print(tested[columns].astype({"wins": int, "losses": int}).round(4).to_string(index=False))
+# interval that just excludes 0 can come with an adjusted p-value above 0.05 (``significant`` is
+# False): the printed table says so under it where that happens.
+pairs = comparison.to_frame(kind="pairs")
+columns = ["system", "metric", "delta", "delta_ci_low", "delta_ci_high", "pvalue_adjusted", "significant", "wins"]
+print(pairs[columns].round(4).to_string(index=False))
 
 # %%
 # NDCG@k for every k

@@ -72,7 +72,9 @@ _EXPORTS = {
     ".stats": (
         "QueryComparisonDisplay",
         "RankingComparison",
+        "compare_per_query",
         "compare_rankings",
+        "compare_runs",
         "paired_t_power",
         "topic_set_size",
         "topic_set_size_anova",

@@ -1,19 +1,24 @@
-"""The ``rankmetrics`` command: one entry point, a subcommand per capability (``rankmetrics fuse ...``).
+"""The ``rankmetrics`` command: one entry point, a subcommand per capability (``rankmetrics evaluate``,
+``compare``, ``fuse``).
 
-Each wing adds its subcommand with ``register(subparsers)``, whose ``func(args)``
-returns the bytes to print (or None) and raises a ValueError, TypeError,
-OSError or ImportError for bad input. As the trec_eval command: nothing on
-stdout but results, errors on stderr, exit status 2 for bad usage (argparse's)
-and 1 for bad input.
+Each floor or wing adds its subcommand with ``register(subparsers)``, whose
+``func(args)`` returns the bytes to print (or None) and raises a ValueError,
+TypeError, OSError or ImportError for bad input. As the trec_eval command:
+nothing on stdout but results, errors and warnings on stderr, exit status 2
+for bad usage (argparse's) and 1 for bad input. ``rankmetrics evaluate``
+imports neither scikit-learn nor scipy.
 """
 
 import argparse
 import sys
+import warnings
 
 from .fusion import _command as fusion_command
+from .stats import _command as compare_command
+from .trec import _command as evaluate_command
 from .trec_eval import USER_ERRORS, complain, discard_output, small_pages, write
 
-SUBCOMMANDS = (fusion_command,)
+SUBCOMMANDS = (evaluate_command, compare_command, fusion_command)
 
 
 def parser():
@@ -30,8 +35,13 @@ def main(argv=None):
     arguments = parser()
     try:
         args = arguments.parse_args(argv)
-        with small_pages():
-            output = args.func(args)
+        with small_pages(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                output = args.func(args)
+            finally:
+                for warning in caught:  # on stderr, as the command's own lines
+                    complain(f"rankmetrics {args.command}: warning: {warning.message}")
     except SystemExit as exit:  # argparse: 0 after --help, 2 for bad usage (its message is on stderr)
         return exit.code
     except (*USER_ERRORS, ImportError) as error:

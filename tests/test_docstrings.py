@@ -16,7 +16,7 @@ ACCEPTED = {"RT02", "ES01"}
 PUBLIC = sorted(sklearn_rankmetrics.__all__)
 METHODS = [f"GroupedRanker.{name}" for name in ("fit", "predict", "score")] + [
     f"RankingComparison.{name}"
-    for name in ("anova", "queries_needed", "to_markdown", "to_latex", "to_json", "from_json")
+    for name in ("anova", "queries_needed", "to_frame", "to_markdown", "to_latex", "to_json", "from_json")
 ]
 TREC = [
     f"trec.{name}"
@@ -68,4 +68,6 @@ def test_options_are_keyword_only(name):
         ["effect_size"],  # topic_set_size: the requirement, then its settings
         ["min_range"],
         ["max_width"],
+        ["qrels", "runs"],  # compare_runs, as evaluate_run's qrels, run
+        ["values"],  # compare_per_query: the per-query values
     ), positional

@@ -16,6 +16,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
         "compare_rankers.py",
         "compare_many_systems.py",
         "evaluate_trec_run.py",
+        "compare_trec_runs.py",
         "evaluate_recommender.py",
         "recommender_beyond_accuracy.py",
         "recommender_report.py",

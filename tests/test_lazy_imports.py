@@ -39,6 +39,19 @@ def test_the_command_imports_neither_scikit_learn_nor_scipy(tmp_path):
         assert imported_after(code) == "[]", measures
 
 
+def test_rankmetrics_evaluate_imports_neither_scikit_learn_nor_scipy(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 1.5 r\nq2 Q0 d9 1 3 r\nq2 Q0 d3 2 1 r\n")
+    for options in ([], ["-m", "ndcg_cut.10", "--per-query"], ["-m", "map", "-o", str(tmp_path / "out.jsonl")]):
+        code = f"""
+        import contextlib, io
+        from sklearn_rankmetrics._command import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main({["evaluate", str(tmp_path / "qrels"), str(tmp_path / "run"), *options]!r}) == 0
+        """
+        assert imported_after(code) == "[]", options
+
+
 def test_the_package_imports_nothing_heavy_until_a_name_is_used():
     assert imported_after("import sklearn_rankmetrics") == "[]"
     assert imported_after("from sklearn_rankmetrics import ndcg_score") == "[]"  # numpy alone

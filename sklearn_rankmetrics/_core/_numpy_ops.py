@@ -137,6 +137,17 @@ def differs_from_previous(values):
     return changes
 
 
+def running_sum(values):
+    """The sum of values added one after another in their order, as trec_eval adds per-query values.
+
+    np.sum adds pairwise, whose rounding differs in the last bit: enough to change the printed digit of a mean
+    that lies on a rounding tie. Every mean over queries that the TREC evaluation and the comparisons report is
+    this sum divided by the number of queries, so that they agree to the last bit.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
 def positions_in_segments(starts, n_rows):
     """0-based position of every row within its segment, given the (increasing) segment starts.
 

@@ -6,13 +6,12 @@ at once in blocks (sign flips and bootstrap counts are matrix products), never
 a Python loop per resample.
 """
 
-import difflib
 import itertools
 
 import numpy as np
 
 from .._core._resampling import check_resampling
-from .._core._validation import check_option, plain
+from .._core._validation import plain
 from .._core._warnings import warn
 from ..registry._names import metric_info
 from ..registry._report import ranking_report
@@ -23,9 +22,8 @@ from ._multiplicity import adjust, adjust_maxt
 from ._pair_rows import group_rows
 from ._power import check_alpha
 from ._runs import average_runs, run_spread, split_runs, warn_if_runs_disagree
+from ._vocabulary import resolve_correction, resolve_test
 
-TESTS = ("randomization", "t-test", "wilcoxon", "bootstrap", *TUKEY_TESTS)
-CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "maxT", None)
 # Options of compare_rankings that reach ranking_report.
 REPORT_OPTIONS = ("ties", "zero_division")
 
@@ -72,13 +70,16 @@ def compare_rankings(
         the studentized bootstrap (bootstrap-t) of the differences [1]_ [2]_,
         or one test of all the systems at once: Tukey's honestly significant
         difference, or Sakai's randomised version of it [3]_ (see Notes).
+        Peers' names are accepted too (ranx's ``"fisher"``, ``"student"``,
+        ``"tukey"``; PyTerrier's ``"t"``: see :func:`compare_per_query`).
     correction : {"holm", "bonferroni", "fdr_bh", "maxT", None}, default="holm"
         Adjusts the p-values for testing every (pair, metric) of the call:
         Holm's step-down, Bonferroni, Benjamini-Hochberg's false discovery
         rate (``multipletests(method="fdr_bh")`` of statsmodels), or
         Westfall and Young's step-down resampling adjustment from the
         randomization test's own sign flips [4]_ [5]_ (``test="randomization"``
-        only; see Notes). With a Tukey
+        only; see Notes); statsmodels' spellings too (``"bh"``, ``"b"``,
+        ``"h"``). With a Tukey
         test, which already adjusts over the pairs, it adjusts each pair's
         p-values across the metrics of the call only (one metric: none).
     n_resamples : int, default=10_000
@@ -105,7 +106,9 @@ def compare_rankings(
     -------
     comparison : RankingComparison
         Prints as a table (means, then every pair's difference, significance
-        marked) and converts with ``to_frame()`` to a long DataFrame, with
+        marked) and converts with ``to_frame()`` to a long DataFrame (one
+        row per system and metric; ``to_frame(kind="pairs")``: one per pair
+        tested), with
         ``to_markdown()``/``to_latex()`` to a paper table and with
         ``to_json()`` to text.
 
@@ -129,9 +132,10 @@ def compare_rankings(
 
     Notes
     -----
-    For each metric and system: the mean over queries and its percentile
-    bootstrap interval. For each pair: the mean paired difference ``delta``
-    (system minus baseline) with its interval, the test's p-value, the
+    For each metric and system: the mean over queries (the values summed in
+    query order, as trec_eval sums them, over their number) and its
+    percentile bootstrap interval. For each pair: the mean paired difference
+    ``delta`` (system minus baseline) with its interval, the test's p-value, the
     adjusted p-value, the effect size :math:`d_z = \\bar d / s_d` (mean
     difference over its standard deviation: 0 where every difference is 0,
     nan otherwise on one query, where no standard deviation exists, and
@@ -283,8 +287,8 @@ def compare_rankings(
     >>> noise = rng.normal(0, 1, 300)
     >>> result = compare_rankings(y_true, {"noise": noise, "good": good}, qid=qid,
     ...                           metrics=["ndcg@10", "mrr"], baseline="noise", random_state=0)
-    >>> frame = result.to_frame()
-    >>> bool(frame.query("system == 'good' and metric == 'ndcg@10'")["pvalue_adjusted"].iloc[0] < 0.05)
+    >>> pairs = result.to_frame(kind="pairs")
+    >>> bool(pairs.query("system == 'good' and metric == 'ndcg@10'")["significant"].iloc[0])
     True
 
     Three systems at once, with Tukey's HSD:
@@ -305,10 +309,7 @@ def compare_rankings(
     """
     systems = check_systems(y_scores, baseline)
     metrics = check_metrics(metrics)
-    test = check_option("test", test, TESTS)
-    check_correction(correction, test)
-    alpha = check_alpha(alpha)
-    n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
+    settings = check_settings(test, correction, alpha, n_resamples, confidence_level, random_state)
     unknown = sorted(set(options) - set(REPORT_OPTIONS))
     if unknown:
         raise TypeError(f"compare_rankings takes the options {', '.join(REPORT_OPTIONS)}; got {', '.join(unknown)}.")
@@ -319,6 +320,38 @@ def compare_rankings(
         ]
         for name, runs in split_runs(systems, y_true).items()
     }
+    return comparison_of(run_reports, metrics, baseline, **settings)
+
+
+# ---- the comparison of per-query values, whatever computed them (compare_per_query, compare_runs too) ----
+
+
+def check_settings(test, correction, alpha, n_resamples, confidence_level, random_state):
+    """The checked settings of a comparison (test and correction in any accepted vocabulary), as keywords of
+    :func:`comparison_of`."""
+    test = resolve_test(test)
+    correction = check_correction(correction, test)
+    alpha = check_alpha(alpha)
+    n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
+    return {
+        "test": test,
+        "correction": correction,
+        "alpha": alpha,
+        "n_resamples": n_resamples,
+        "confidence_level": confidence_level,
+        "rng": rng,
+    }
+
+
+def comparison_of(run_reports, metrics, baseline, *, test, correction, alpha, n_resamples, confidence_level, rng):
+    """The RankingComparison of per-query values: ``run_reports[system]`` lists the reports of its runs.
+
+    Each report is ``{"qid": ids, metric: values, ...}``, the values of every
+    report on the same queries in the same order (NaN: undefined, left out of
+    the metric's comparison); the settings are those :func:`check_settings`
+    returns.
+    """
+    systems = list(run_reports)
     reports = {name: average_runs(runs) for name, runs in run_reports.items()}
     pairs = (
         [(baseline, name) for name in systems if name != baseline]
@@ -415,20 +448,16 @@ def warn_if_no_query(metrics, n_queries):
 
 
 def check_correction(correction, test):
-    """Raise unless ``correction`` is known, and maxT comes with the randomization test whose resamples it needs."""
-    if not (correction is None or (isinstance(correction, str) and correction in CORRECTIONS)):
-        names = [option for option in CORRECTIONS if option is not None]
-        close = difflib.get_close_matches(correction, names, n=1) if isinstance(correction, str) else []
-        raise ValueError(
-            f"correction must be one of 'holm', 'bonferroni', 'fdr_bh', 'maxT', None; got {plain(correction)!r}."
-            + (f" Did you mean {close[0]!r}?" if close else "")
-        )
+    """The canonical correction (see :mod:`._vocabulary`); maxT only with the randomization test, whose resamples
+    it needs."""
+    correction = resolve_correction(correction)
     if correction == "maxT" and test != "randomization":
         raise ValueError(
             f"correction='maxT' needs test='randomization': it adjusts from that test's own sign flips, which "
             f"test={test!r} does not draw. Use correction='holm' or 'fdr_bh' with it"
             + (", or no correction: a Tukey test already adjusts over the pairs." if test in TUKEY_TESTS else ".")
         )
+    return correction
 
 
 def check_systems(y_scores, baseline):

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from . import _comparison_report
+from . import _comparison_report, _frames
 from ._anova import anova_frame
 from ._power import queries_needed
 
@@ -30,7 +30,10 @@ COLUMNS = (
 
 @dataclass
 class RankingComparison:
-    """The result of :func:`compare_rankings`: one row per (system, metric), and per pair tested.
+    """A comparison of systems: one row per (system, metric), and per pair tested.
+
+    The result of :func:`compare_rankings`, :func:`compare_runs` and
+    :func:`compare_per_query`.
 
     Parameters
     ----------
@@ -60,7 +63,9 @@ class RankingComparison:
 
     See Also
     --------
-    compare_rankings : Builds it.
+    compare_rankings : Builds it from labels and scores.
+    compare_runs : Builds it from TREC runs and qrels.
+    compare_per_query : Builds it from per-query values computed anywhere.
 
     Examples
     --------
@@ -76,6 +81,13 @@ class RankingComparison:
     <BLANKLINE>
     b - a  -0.5833
     means over 2 queries, then each pair's difference; * p < 0.05 (randomization test, holm)
+    note: interval and * disagree for b - a (mrr): 95% interval [-0.6667, -0.5000], adjusted p = 0.5.
+          The interval is a bootstrap interval of that difference alone, unadjusted; * is the adjusted p-value (holm
+          over 1 test). Report significance from *, the size of a difference from its interval.
+
+    Two queries cannot make a difference significant (the randomization
+    test's smallest p-value is 0.5), yet the bootstrap interval of their two
+    differences excludes 0: the note under the table says so.
     """
 
     rows: list = field(default_factory=list)
@@ -87,21 +99,59 @@ class RankingComparison:
     alpha: float = 0.05
     run_values: dict = field(default_factory=dict, repr=False)
 
-    def to_frame(self):
-        """The rows as a long pandas DataFrame with the columns of :data:`COLUMNS`.
+    def to_frame(self, *, kind="systems"):
+        """The comparison as a tidy long pandas DataFrame: the systems' means, or the pairs' tests.
+
+        Parameters
+        ----------
+        kind : {"systems", "pairs", "rows"}, default="systems"
+            ``"systems"``: one row per (system, metric), with the columns
+            ``system``, ``metric``, ``mean``, ``ci_low``, ``ci_high``,
+            ``n_queries``, ``n_runs`` and ``run_std`` (index it by system:
+            ``frame.set_index(["system", "metric"])``). ``"pairs"``: one row
+            per tested (pair, metric), with ``baseline``, ``system``,
+            ``metric``, ``delta`` (system minus baseline), ``delta_ci_low``,
+            ``delta_ci_high``, ``pvalue``, ``pvalue_adjusted``,
+            ``significant`` (``pvalue_adjusted < alpha``: the mark of the
+            printed table), ``effect_size``, ``wins``, ``ties``, ``losses``
+            and ``n_queries``. ``"rows"``: the comparison's own rows, with
+            every column of :data:`COLUMNS` (a system's own row, then each
+            pair on the row of its system; the layout of ``to_frame()``
+            before version 0.1).
 
         Returns
         -------
         frame : pandas.DataFrame
-            One row per (system, metric) and baseline; ``n_queries`` is the
-            number of queries its metric compared; ``wins``, ``ties``,
-            ``losses``, ``n_queries`` and ``n_runs`` are integer columns
-            (pandas' nullable ``Int64``: ``wins``, ``ties`` and ``losses``
-            are missing on a system's own row, which has no pair).
+            ``n_queries`` is the number of queries its metric compared;
+            ``wins``, ``ties``, ``losses`` and ``n_queries`` are integers,
+            ``n_runs`` pandas' nullable ``Int64`` (and, with
+            ``kind="rows"``, ``wins``, ``ties`` and ``losses`` too: missing
+            on a system's own row, which has no pair).
+
+        Notes
+        -----
+        A pair's interval (``delta_ci_low``, ``delta_ci_high``) can exclude 0
+        while the pair is not significant, or the reverse: the interval is
+        the percentile bootstrap interval of that difference alone (with a
+        Tukey test, the simultaneous interval over the pairs of its
+        metric), at ``confidence_level``, where ``significant`` reads the
+        test's p-value adjusted over every (pair, metric) tested, at
+        ``alpha``. Report significance from ``pvalue_adjusted`` and the size
+        of the difference from the interval; the printed table says where
+        the two disagree.
+
+        Examples
+        --------
+        >>> from sklearn_rankmetrics import compare_rankings
+        >>> result = compare_rankings([1, 0, 0, 1, 1, 0], {"a": [3, 2, 1, 3, 2, 1], "b": [1, 2, 3, 1, 2, 3]},
+        ...                           qid=[1, 1, 1, 2, 2, 2], metrics=["mrr"], random_state=0)
+        >>> result.to_frame().set_index("system").loc["b", "mean"].round(4)
+        np.float64(0.4167)
+        >>> result.to_frame(kind="pairs")[["baseline", "system", "delta", "significant"]].round(4)
+          baseline system   delta  significant
+        0        a      b -0.5833        False
         """
-        pd = _comparison_report.import_pandas("RankingComparison.to_frame")
-        frame = pd.DataFrame(self.rows, columns=list(COLUMNS))
-        return frame.astype({column: "Int64" for column in ("wins", "ties", "losses", "n_runs")})
+        return _frames.comparison_frame(self, COLUMNS, kind)
 
     def anova(self, metric=None):
         """The two-way ANOVA of a metric's per-query values: system x query, without replication.

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core._tolerance import equal_up_to_rounding, values_scale
 from .._core._validation import check_flag, check_integer, plain
+from ._notes import interval_note
 
 FORMAT = "sklearn_rankmetrics.RankingComparison"
 VERSION = 1
@@ -160,7 +161,8 @@ def format_text(comparison):
     if runs:
         counts = ", ".join(f"{system} {summary[(system, metrics[0])].get('n_runs', 1)}" for system in systems)
         lines.append(f"±: standard deviation of the mean over each system's runs (runs: {counts})")
-    return "\n".join(lines)
+    note = interval_note(comparison)  # where a difference's interval and its mark disagree, say why
+    return "\n".join(lines if note is None else [*lines, note])
 
 
 def letters(count):

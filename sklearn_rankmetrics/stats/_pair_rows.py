@@ -17,6 +17,7 @@ step-down compares all of them in each flip.
 
 import numpy as np
 
+from .._core._numpy_ops import running_sum
 from .._core._resampling import Resamples, bootstrap_means
 from ._anova import TUKEY_TESTS, TukeyNull
 from ._comparison import COLUMNS
@@ -57,7 +58,11 @@ def group_rows(values, pairs, test, n_resamples, confidence_level, alpha, rng, *
     rows = []
     for m, metric in enumerate(metrics):
         systems = {
-            name: {"mean": float(matrices[m][:, i].mean()), **tests.system_interval(m, i), "n_queries": n_queries}
+            name: {
+                "mean": running_sum(matrices[m][:, i]) / n_queries,
+                **tests.system_interval(m, i),
+                "n_queries": n_queries,
+            }
             for i, name in enumerate(names)
         }
         compared = []

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from .._core._numpy_ops import running_sum
 from .._core._validation import TIES, check_flag, check_option
 from ._judging import join
 from ._measures import MEASURES, MIN_GEO_MEAN, NICKNAMES, TAIL_FREE
@@ -212,27 +213,20 @@ def summary_of(evaluation, name, measure, values, n_queries):
 
 
 def summarize(measure, values, n_queries):
-    """The value reported over all queries: trec_eval's mean, geometric mean, sum or count; None: the mean."""
-    if measure is None:
-        return float(np.mean(values))
-    if measure.summary == "gm":  # the values are logs already
+    """The value reported over all queries: trec_eval's mean, geometric mean, sum or count; None: the mean.
+
+    Every mean is the per-query values' sum in query order (:func:`running_sum`, as trec_eval adds them) over
+    the number of queries, for trec_eval's measures and the library's names alike.
+    """
+    summary = "mean" if measure is None else measure.summary
+    if summary == "gm":  # the values are logs already
         return float(np.exp(running_sum(values) / n_queries)) if n_queries else 0.0
-    if measure.summary == "count":
+    if summary == "count":
         return n_queries
-    if measure.summary == "sum":  # a count: whole, but where a mean over the orderings of a tie block is not
+    if summary == "sum":  # a count: whole, but where a mean over the orderings of a tie block is not
         total = running_sum(values)
         return int(total) if total.is_integer() else total
     return running_sum(values) / n_queries if n_queries else 0.0
-
-
-def running_sum(values):
-    """The sum of the per-query values added one after another in query order, as trec_eval adds them.
-
-    np.sum adds pairwise, whose rounding differs in the last bit: enough to change the printed digit of a mean
-    that lies on a rounding tie.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
 def evaluate_run(
@@ -381,33 +375,64 @@ def evaluate_run(
     >>> evaluate_run(qrels, run, ["map", "P.1", "recall.2"])
     {'map': 0.5, 'P_1': 1.0, 'recall_2': 0.5}
     """
+    options = check_options(
+        relevance_level=relevance_level, complete=complete, max_depth=max_depth, judged_only=judged_only, ties=ties
+    )
+    average = check_flag("average", average)
+    requests = parsed_requests(metrics)
+    return evaluate_checked(
+        as_qrels(qrels), as_run(run), requests, options, answered=answered_without_rows(run), average=average
+    )
+
+
+def evaluate_checked(qrels, run, requests, options, *, answered=None, average=True):
+    """:func:`evaluate_run` of checked Qrels and Run (:func:`as_qrels`, :func:`as_run`), parsed requests and
+    checked options (:func:`check_options`).
+
+    ``answered``: the ids of the queries the run answers with no document
+    (see :func:`join`). ``compare_runs`` and ``rankmetrics evaluate``
+    evaluate each run through here, against qrels read and checked once.
+    """
+    evaluation = join(qrels, run, **options, answered=answered, tail_free=tail_free(requests))
+    return collect(evaluation, requests, average=average)
+
+
+def check_options(*, relevance_level, complete, max_depth, judged_only, ties):
+    """evaluate_run's options for :func:`join`, checked (also for the evaluations of ``compare_runs``)."""
     if ties is not None:
         check_option("ties", ties, TIES)
-    if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
-    metrics = list(metrics)
-    if not metrics:
-        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['official'].")
     if max_depth is not None and (not isinstance(max_depth, numbers.Integral) or isinstance(max_depth, bool)):
         raise TypeError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
     if max_depth is not None and max_depth < 1:
         raise ValueError(f"max_depth must be None or an integer >= 1; got {max_depth!r}.")
-    relevance_level = check_relevance_level(relevance_level, "relevance_level")
-    complete, judged_only = check_flag("complete", complete), check_flag("judged_only", judged_only)
-    average = check_flag("average", average)
-    requests = dict.fromkeys(request for spec in metrics for request in parse_measure(spec, library_names=True))
-    evaluation = join(
-        as_qrels(qrels),
-        as_run(run),
-        relevance_level=relevance_level,
-        complete=complete,
-        max_depth=max_depth,
-        ties=ties,
-        judged_only=judged_only,
-        answered=answered_without_rows(run),
-        tail_free=tail_free(requests),
+    return {
+        "relevance_level": check_relevance_level(relevance_level, "relevance_level"),
+        "complete": check_flag("complete", complete),
+        "max_depth": max_depth,
+        "ties": ties,
+        "judged_only": check_flag("judged_only", judged_only),
+    }
+
+
+def parsed_requests(metrics):
+    """The (measure, parameters) requests of a sequence of measure names, each once, in order (checked).
+
+    A bare name that is also the library's (``"rbp"``) is the library's metric, as everywhere in the library
+    but the trec_eval command.
+    """
+    return dict.fromkeys(
+        request for spec in measure_specs(metrics) for request in parse_measure(spec, library_names=True)
     )
-    return collect(evaluation, requests, average=average)
+
+
+def measure_specs(metrics):
+    """The measure names of ``metrics`` as a list: a sequence (not a string) of at least one."""
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of measure names, such as [{metrics!r}]; got a string.")
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: give at least one measure, such as ['map'] or ['ndcg_cut.10'].")
+    return metrics
 
 
 def tail_free(requests):

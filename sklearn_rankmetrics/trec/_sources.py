@@ -1,5 +1,6 @@
 """The qrels and the run in: files, Qrels and Run objects, dicts and DataFrames, as validated columns of ids."""
 
+import difflib
 import numbers
 
 import numpy as np
@@ -82,13 +83,33 @@ def flatten(nested, what):
     return np.repeat(queries, counts), doc_id, array
 
 
+# PyTerrier's names of the columns: qid, docno, score (its results) and label (its qrels).
+PYTERRIER_COLUMNS = {"query_id": "qid", "doc_id": "docno", "relevance": "label", "score": "score"}
+
+
 def frame_columns(frame, names, what):
-    missing = [name for name in names if name not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{what} must have the columns {', '.join(names)} (ir_measures' names); missing: {', '.join(missing)}."
-        )
-    return tuple(frame[name].to_numpy() for name in names)
+    """A DataFrame's columns of ``names`` (ir_measures' names), or PyTerrier's names for them, never a mixture."""
+    present = [str(column) for column in frame.columns]
+    layouts = (names, tuple(PYTERRIER_COLUMNS[name] for name in names))
+    for layout in layouts:
+        if all(name in present for name in layout):
+            return tuple(np.asarray(frame[name]) for name in layout)
+    layout = max(layouts, key=lambda layout: sum(name in present for name in layout))  # the one it nearly has
+    missing = [name for name in layout if name not in present]
+    other = dict(zip(layout, layouts[1] if layout is layouts[0] else layouts[0], strict=True))  # the other's name
+    near, mixed = [], any(other[name] in present for name in missing)
+    for name in missing:
+        close = [other[name]] if other[name] in present else difflib.get_close_matches(name, present, n=1)
+        if close and close[0] != "docid":
+            near.append(f"{close[0]!r} to {name!r}")
+    hint = f" Rename {', '.join(near)}" + (" (one layout or the other, never a mixture)." if mixed else ".")
+    hint = hint if near else ""
+    if "docno" in missing and "docid" in present:
+        hint += " PyTerrier's docid is the index's internal number; docno is the document's id, which qrels judge."
+    raise ValueError(
+        f"{what} must have the columns {', '.join(layouts[0])} (ir_measures' names) or {', '.join(layouts[1])} "
+        f"(PyTerrier's); missing: {', '.join(missing)} (its columns are {present}).{hint}"
+    )
 
 
 def checked_columns(what, names, columns):

@@ -41,7 +41,7 @@ def differences(y_true, scores, qid, a, b, k=10):
 
 
 def row(result, system, metric="ndcg@10", baseline="noise"):
-    frame = result.to_frame()
+    frame = result.to_frame(kind="rows")
     return frame[(frame.system == system) & (frame.metric == metric) & (frame.baseline == baseline)].iloc[0]
 
 
@@ -108,7 +108,7 @@ def test_holm_and_bonferroni_equal_a_hand_written_reference():
     np.testing.assert_allclose(holm_bonferroni(pvalues, "holm"), expected)
     y_true, scores, qid = systems()
     result = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10", "mrr"], baseline="noise")
-    tested = result.to_frame().dropna(subset=["baseline"])
+    tested = result.to_frame(kind="rows").dropna(subset=["baseline"])
     np.testing.assert_allclose(tested.pvalue_adjusted, holm_bonferroni(tested.pvalue.to_numpy(), "holm"))
 
 
@@ -135,9 +135,9 @@ def test_results_are_reproducible_and_cover_every_pair():
     y_true, scores, qid = systems()
     first = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10", "map"], test="bootstrap", random_state=7)
     second = compare_rankings(y_true, scores, qid=qid, metrics=["ndcg@10", "map"], test="bootstrap", random_state=7)
-    frame = first.to_frame()
+    frame = first.to_frame(kind="rows")
     assert list(frame.columns) == list(COLUMNS)
-    assert frame.equals(second.to_frame())
+    assert frame.equals(second.to_frame(kind="rows"))
     pairs = set(zip(frame.dropna(subset=["baseline"]).baseline, frame.dropna(subset=["baseline"]).system, strict=True))
     assert pairs == {("noise", "weak"), ("noise", "strong"), ("weak", "strong")}
     strong = row(first, "strong")
@@ -158,14 +158,18 @@ def test_random_state_accepts_numpy_generators_reproducibly(arguments):
     def frame(random_state):
         return compare_rankings(y_true, scores, qid=qid, n_resamples=499, random_state=random_state, **arguments)
 
-    first = frame(np.random.default_rng(0)).to_frame()
-    assert first.equals(frame(np.random.default_rng(0)).to_frame())  # a new Generator of the same seed: the same
-    assert not first.equals(frame(np.random.default_rng(1)).to_frame())
+    first = frame(np.random.default_rng(0)).to_frame(kind="rows")
+    assert first.equals(
+        frame(np.random.default_rng(0)).to_frame(kind="rows")
+    )  # a new Generator of the same seed: the same
+    assert not first.equals(frame(np.random.default_rng(1)).to_frame(kind="rows"))
     generator = np.random.default_rng(0)
-    assert frame(generator).to_frame().equals(first) and not frame(generator).to_frame().equals(first)  # moves on
+    assert frame(generator).to_frame(kind="rows").equals(first) and not frame(generator).to_frame(kind="rows").equals(
+        first
+    )  # moves on
     # int and RandomState as before: an int seeds a RandomState, as scikit-learn's check_random_state does.
-    assert frame(5).to_frame().equals(frame(np.random.RandomState(5)).to_frame())
-    assert frame(np.int64(5)).to_frame().equals(frame(5).to_frame())
+    assert frame(5).to_frame(kind="rows").equals(frame(np.random.RandomState(5)).to_frame(kind="rows"))
+    assert frame(np.int64(5)).to_frame(kind="rows").equals(frame(5).to_frame(kind="rows"))
 
 
 @pytest.mark.parametrize(
@@ -254,7 +258,7 @@ def test_bootstrap_test_warns_where_it_cannot_reject():
     y_true, scores, qid = systems(n_queries=3)
     with pytest.warns(UserWarning, match=r"With 3 queries the bootstrap test of 'ndcg@10' cannot reach p < 0.05"):
         result = compare_rankings(y_true, scores, qid=qid, baseline="noise", test="bootstrap", random_state=0)
-    assert (result.to_frame().pvalue.dropna() > 0.05).all()
+    assert (result.to_frame(kind="rows").pvalue.dropna() > 0.05).all()
     # One query: no paired test at all, whichever; p = 1 as the other tests give (was 1 / (B + 1)).
     for test in ("randomization", "t-test", "wilcoxon", "bootstrap"):
         with pytest.warns(UserWarning, match="on 1 query: a paired test needs at least two, so every p-value is 1"):

@@ -46,7 +46,7 @@ def constant_difference(n_queries):
 
 
 def pair_rows(result):
-    return result.to_frame().dropna(subset=["baseline"]).reset_index(drop=True)
+    return result.to_frame(kind="rows").dropna(subset=["baseline"]).reset_index(drop=True)
 
 
 def quietly(function, *args, **kwargs):
@@ -93,7 +93,7 @@ def test_json_round_trips_an_infinite_effect_size_exactly(test):
     assert "Infinity" not in text and json.loads(text)["rows"][1]["effect_size"] == "inf"
     restored = RankingComparison.from_json(text)
     assert restored.rows[1]["effect_size"] == np.inf
-    assert restored.to_frame().equals(result.to_frame()) and str(restored) == str(result)
+    assert restored.to_frame(kind="rows").equals(result.to_frame(kind="rows")) and str(restored) == str(result)
     if test == "tukey-hsd":  # significant (p = 0, with a warning): the tables show the effect
         assert "<sup>a (∞)</sup>" in result.to_markdown(effect_sizes=True)
         assert r"\textsuperscript{a ($\infty$)}" in result.to_latex(effect_sizes=True)
@@ -110,7 +110,7 @@ def test_n_queries_and_the_footers_count_the_queries_compared():
     assert result.n_queries == 7 and row.n_queries == 7 and row.wins + row.ties + row.losses == 7
     assert str(result).splitlines()[-1].startswith("means over 7 of 10 queries (those defined for every system),")
     assert "; 7 of 10 queries (those defined for every system))." in result.to_markdown()
-    assert RankingComparison.from_json(result.to_json()).to_frame().equals(result.to_frame())
+    assert RankingComparison.from_json(result.to_json()).to_frame(kind="rows").equals(result.to_frame(kind="rows"))
     # Every query defined: as before.
     everything = compare_rankings(*data(n_queries=10, n_systems=2)[:2], qid=qid, metrics=["mrr"], random_state=0)
     assert everything.n_queries == 10 and "means over 10 queries, then" in str(everything)
@@ -269,8 +269,8 @@ def test_a_dataframe_of_runs_takes_its_rows_as_runs():
     arguments = {"qid": qid, "metrics": ["ndcg@10"], "test": "t-test", "random_state": 0}
     from_frame = compare_rankings(y_true, {"a": scores["s0"], "b": frame}, **arguments)  # split by column label
     from_list = compare_rankings(y_true, {"a": scores["s0"], "b": list(runs)}, **arguments)
-    assert from_frame.to_frame().equals(from_list.to_frame())
-    assert from_frame.to_frame().n_runs.tolist() == [1, 3]
+    assert from_frame.to_frame(kind="rows").equals(from_list.to_frame(kind="rows"))
+    assert from_frame.to_frame(kind="rows").n_runs.tolist() == [1, 3]
 
 
 def test_tukey_with_runs_measures_against_the_run_averaged_interaction():

@@ -47,7 +47,7 @@ def data(n_queries=30, n_systems=4, seed=0, docs=6, strength=0.25):
 
 
 def pair_rows(result):
-    return result.to_frame().dropna(subset=["baseline"]).reset_index(drop=True)
+    return result.to_frame(kind="rows").dropna(subset=["baseline"]).reset_index(drop=True)
 
 
 def long_format(values):
@@ -338,9 +338,9 @@ def test_randomized_tukey_of_two_systems_agrees_with_the_randomization_test():
 def test_randomized_tukey_is_reproducible_and_its_intervals_simultaneous():
     y_true, scores, qid = data(n_queries=20)
     arguments = {"qid": qid, "metrics": METRICS, "test": "randomized-tukey-hsd", "n_resamples": 999}
-    first = compare_rankings(y_true, scores, random_state=11, **arguments).to_frame()
-    assert first.equals(compare_rankings(y_true, scores, random_state=11, **arguments).to_frame())
-    assert not first.equals(compare_rankings(y_true, scores, random_state=12, **arguments).to_frame())
+    first = compare_rankings(y_true, scores, random_state=11, **arguments).to_frame(kind="rows")
+    assert first.equals(compare_rankings(y_true, scores, random_state=11, **arguments).to_frame(kind="rows"))
+    assert not first.equals(compare_rankings(y_true, scores, random_state=12, **arguments).to_frame(kind="rows"))
     pairs = first.dropna(subset=["baseline"])
     # delta +/- the 95% quantile of the permuted range: the same half-width for every pair of a metric.
     widths = (pairs.delta_ci_high - pairs.delta_ci_low).round(12).groupby(pairs.metric).nunique()
@@ -556,9 +556,9 @@ def test_one_run_per_system_gives_the_result_of_single_arrays(test):
     arguments = {"qid": qid, "metrics": METRICS, "test": test, "random_state": 0, "n_resamples": 999}
     single = compare_rankings(y_true, scores, **arguments)
     listed = compare_rankings(y_true, {name: [s] for name, s in scores.items()}, **arguments)
-    assert single.to_frame().equals(listed.to_frame())
-    assert listed.run_values == {} and (single.to_frame().n_runs == 1).all()
-    assert single.to_frame().run_std.isna().all()
+    assert single.to_frame(kind="rows").equals(listed.to_frame(kind="rows"))
+    assert listed.run_values == {} and (single.to_frame(kind="rows").n_runs == 1).all()
+    assert single.to_frame(kind="rows").run_std.isna().all()
 
 
 def test_several_runs_are_compared_through_their_mean_and_their_spread_is_reported():
@@ -580,7 +580,7 @@ def test_several_runs_are_compared_through_their_mean_and_their_spread_is_report
         for name, values in per_run.items():
             np.testing.assert_array_equal(result.run_values[metric][name], values)
             np.testing.assert_allclose(result.per_query[metric][name], values.mean(axis=0), rtol=1e-15)
-            row = result.to_frame().query("system == @name and metric == @metric").iloc[0]
+            row = result.to_frame(kind="rows").query("system == @name and metric == @metric").iloc[0]
             assert row.n_runs == 3
             assert row.run_std == pytest.approx(values.mean(axis=1).std(ddof=1), rel=1e-12)
         for row in pair_rows(result).query("metric == @metric").itertuples():
@@ -594,7 +594,7 @@ def test_runs_as_a_stacked_array_equal_runs_as_a_list():
     runs = runs_of(scores, 2)
     listed = compare_rankings(y_true, runs, qid=qid, random_state=0)
     stacked = compare_rankings(y_true, {k: np.stack(v) for k, v in runs.items()}, qid=qid, random_state=0)
-    assert listed.to_frame().equals(stacked.to_frame())
+    assert listed.to_frame(kind="rows").equals(stacked.to_frame(kind="rows"))
     with pytest.raises(ValueError, match=r"y_scores\['s0'\] is an empty list: give each system one or more runs"):
         compare_rankings(y_true, {"s0": [], "s1": scores["s1"]}, qid=qid)
 
@@ -652,7 +652,7 @@ def test_alpha_is_independent_of_the_confidence_level():
     arguments = {"qid": qid, "metrics": METRICS, "random_state": 0}
     loose = compare_rankings(y_true, scores, alpha=0.2, confidence_level=0.9, **arguments)
     strict = compare_rankings(y_true, scores, alpha=1e-4, confidence_level=0.9, **arguments)
-    assert loose.to_frame().equals(strict.to_frame())  # alpha changes no number
+    assert loose.to_frame(kind="rows").equals(strict.to_frame(kind="rows"))  # alpha changes no number
     assert str(loose).count("*") > str(strict).count("*")
     assert "p < 0.2" in str(loose) and strict.alpha == 1e-4
     with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\); got 1.0"):
@@ -678,7 +678,7 @@ def test_markdown_and_latex_mark_the_systems_each_row_beats():
             losers = sorted(set(beaten.baseline.where(beaten.system == system, beaten.system)))
             expected = ", ".join("abc"[int(name[1])] for name in losers)
             assert (f"<sup>{expected}</sup>" in cell) if losers else ("<sup>" not in cell), (system, metric, cell)
-            mean = result.to_frame().query("system == @system and metric == @metric").iloc[0]
+            mean = result.to_frame(kind="rows").query("system == @system and metric == @metric").iloc[0]
             assert f"{mean['mean']:.4f} [{mean.ci_low:.4f}, {mean.ci_high:.4f}]" in cell.replace("**", "")
     assert "**" in rows["s2"]  # the best system is bold
     assert "Superscripts: significantly better than the system of that letter, adjusted p < 0.05" in markdown
@@ -696,7 +696,7 @@ def test_latex_escapes_names():
 
 
 def frames_equal(first, second):
-    return first.to_frame().equals(second.to_frame())
+    return first.to_frame(kind="rows").equals(second.to_frame(kind="rows"))
 
 
 @pytest.mark.parametrize(
@@ -753,7 +753,7 @@ def test_json_errors_name_the_fix():
 
 def test_wins_ties_and_losses_are_integers():
     y_true, scores, qid = data(n_queries=10, n_systems=3)
-    frame = compare_rankings(y_true, scores, qid=qid, random_state=0).to_frame()
+    frame = compare_rankings(y_true, scores, qid=qid, random_state=0).to_frame(kind="rows")
     for column in ("wins", "ties", "losses", "n_runs"):
         assert str(frame[column].dtype) == "Int64"
     assert frame.wins.isna().sum() == 1  # the first system's own row

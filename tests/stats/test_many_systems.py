@@ -77,6 +77,6 @@ def test_results_are_bit_identical_whatever_the_blocks_of_pairs(monkeypatch, cas
     frames = []
     for width in (1, 4, 10**6):
         monkeypatch.setattr(_pair_rows, "PAIR_CHUNK", 499 * width)
-        frames.append(quietly(compare_rankings, y_true, scores, **arguments).to_frame())
+        frames.append(quietly(compare_rankings, y_true, scores, **arguments).to_frame(kind="rows"))
     assert len(frames[0]) == 2 * (1 + n_systems * (n_systems - 1) // 2)
     assert frames[0].equals(frames[2]) and frames[1].equals(frames[2])
