@@ -74,6 +74,7 @@ _EXPORTS = {
         "topic_set_size_anova",
         "topic_set_size_ci",
     ),
+    ".streaming": ("RankingAccumulator",),
     ".datasets": ("load_lambdarank", "load_svmlight_ranking", "make_ranking", "qid_from_sizes"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
@@ -91,7 +92,9 @@ __getattr__, __dir__ = lazy_exports(
         "model_selection",
         "recommenders",
         "registry",
+        "spark",
         "stats",
+        "streaming",
         "trec",
         "trec_eval",
     ),
