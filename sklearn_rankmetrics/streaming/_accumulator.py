@@ -323,7 +323,9 @@ class RankingAccumulator:
         self._measured = kept[::-1]
 
     def _options(self):
-        return (self.metrics, self.ties, self.zero_division, self.window, self.window_by, self.max_grade)
+        """The options that two accumulators must share to merge (nan as a string: it equals itself)."""
+        zero_division = "nan" if np.isnan(self.zero_division) else self.zero_division
+        return (self.metrics, self.ties, zero_division, self.window, self.window_by, self.max_grade)
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -276,3 +276,9 @@ def test_fractional_labels_elsewhere_leave_ndcg_equal_to_rounding():
     for start, stop in cuts(rng, qid.size, 6):
         accumulator.update(y_true[start:stop], y_score[start:stop], qid[start:stop], open_queries="last")
     np.testing.assert_allclose(computed(accumulator, average=False)["ndcg@10"], expected, rtol=1e-14, atol=0)
+
+
+def test_nan_zero_division_accumulators_merge():
+    first = RankingAccumulator(["map"], zero_division=np.nan).update([1, 0], [0.3, 0.1], [1, 1])
+    second = RankingAccumulator(["map"], zero_division=np.nan).update([0, 0], [0.3, 0.1], [2, 2])
+    assert computed(first.merge(second)) == {"map": 1.0}
