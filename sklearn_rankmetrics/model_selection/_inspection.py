@@ -8,6 +8,7 @@ from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.random import sample_without_replacement
 
+from .._core._frames import column_labels, frame_library
 from .._core._query_ids import encode_qid
 from .._core._validation import check_flag, check_integer, check_same_length, plain
 from ._guards import column_holding
@@ -121,6 +122,8 @@ def permutation_importance(
     >>> within.importances_mean.round(3)
     array([0.018, 0.236, 0.118, 0.   ])
     """
+    if frame_library(X) in ("polars", "pyarrow"):
+        X = X.to_pandas()  # permuted column by column, as a pandas frame is: the column labels are kept
     if not hasattr(X, "iloc"):
         X = check_array(X, ensure_all_finite="allow-nan", dtype=None)
     scorers, several = check_scoring(scoring)
@@ -225,7 +228,7 @@ def qid_column_positions(estimator, scorers, X, qid):
     named.append(getattr(estimator, "qid_column", None))
     if qid is not None:
         named.append(column_holding(X, qid))
-    labels = list(X.columns) if hasattr(X, "columns") else None
+    labels = column_labels(X)
     positions = []
     for column in named:
         position = None if column is None else column_position(column, labels, X.shape[1])

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 
+from .._core._frames import column_at, column_labels, without_column
 from .._core._validation import plain
 
 # Tools that call scorers or fit without routing metadata, by the module of their code, and what works with them.
@@ -29,19 +30,20 @@ NON_ROUTING = {
 
 def split_qid_column(X, qid_column):
     """Return ``X`` without the column ``qid_column`` and that column as a 1-D array."""
-    if hasattr(X, "columns"):  # a DataFrame: by label, or by position for an integer not among the labels
-        matches = int(np.sum(np.asarray(X.columns == qid_column))) if qid_column in X.columns else 0
-        if matches > 1:
+    labels = column_labels(X)
+    if labels is not None:  # a DataFrame (pandas, Polars, pyarrow): by label, or by position for an integer not a label
+        matches = [position for position, label in enumerate(labels) if is_same_label(label, qid_column)]
+        if len(matches) > 1:
             raise ValueError(
-                f"qid_column={plain(qid_column)!r} names {matches} columns of X; it must name exactly one. "
+                f"qid_column={plain(qid_column)!r} names {len(matches)} columns of X; it must name exactly one. "
                 "Rename or drop the duplicate columns."
             )
+        if not matches and isinstance(qid_column, numbers.Integral) and 0 <= qid_column < len(labels):
+            matches = [int(qid_column)]
         if matches:
-            return X.drop(columns=qid_column), np.asarray(X[qid_column])
-        if isinstance(qid_column, numbers.Integral) and 0 <= qid_column < X.shape[1]:
-            return X.drop(columns=X.columns[qid_column]), np.asarray(X.iloc[:, qid_column])
+            return without_column(X, matches[0]), column_at(X, matches[0])
         raise ValueError(
-            f"qid_column={plain(qid_column)!r} is not a column of X; X has the columns {plain(list(X.columns))}. "
+            f"qid_column={plain(qid_column)!r} is not a column of X; X has the columns {plain(labels)}. "
             "Pass the label or the position of the column that holds the query ids."
         )
     if not isinstance(qid_column, numbers.Integral) or isinstance(qid_column, bool):

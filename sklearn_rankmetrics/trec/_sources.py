@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from .._core._frames import column_labels, column_named
 from ._general_reader import objects, packed, text
 from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes
 
@@ -83,12 +84,18 @@ def flatten(nested, what):
 
 
 def frame_columns(frame, names, what):
-    missing = [name for name in names if name not in frame.columns]
+    """The named columns of a pandas or Polars DataFrame or a pyarrow Table, read in place."""
+    labels = column_labels(frame)
+    if labels is None:  # another frame-like object: its columns by name
+        labels, read = list(frame.columns), lambda name: frame[name].to_numpy()
+    else:
+        read = lambda name: column_named(frame, name)  # noqa: E731
+    missing = [name for name in names if name not in labels]
     if missing:
         raise ValueError(
             f"{what} must have the columns {', '.join(names)} (ir_measures' names); missing: {', '.join(missing)}."
         )
-    return tuple(frame[name].to_numpy() for name in names)
+    return tuple(read(name) for name in names)
 
 
 def checked_columns(what, names, columns):
