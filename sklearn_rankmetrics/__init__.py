@@ -74,7 +74,7 @@ _EXPORTS = {
         "topic_set_size_anova",
         "topic_set_size_ci",
     ),
-    ".streaming": ("RankingAccumulator",),
+    ".streaming": ("DistributedRankingAccumulator", "RankingAccumulator"),
     ".datasets": ("load_lambdarank", "load_svmlight_ranking", "make_ranking", "qid_from_sizes"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
