@@ -390,6 +390,8 @@ def open_rows(qid, open_queries):
             )
         if open_queries == "all" or not len(qid):
             return np.ones(len(qid), dtype=bool)
+        if qid.dtype.kind in "biuUS":  # ids that equal only themselves: compared as they are
+            return qid == qid[-1]
         codes = encode_qid(qid, len(qid))
         return codes == codes[-1]
     named = query_id_array(to_numpy(open_queries), "open_queries")
