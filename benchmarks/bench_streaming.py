@@ -81,7 +81,7 @@ def main():
     print(f"update (ndcg@10) per batch     {update * per_batch:8.3f} ms   {ratio:5.2f}x  (target <= 1.5x)")
     print(f"ranking_report of 3 per batch  {three * per_batch:8.3f} ms")
     print(f"update (3 metrics) per batch   {update_three * per_batch:8.3f} ms   {ratio_three:5.2f}x the report")
-    print(f"update, batch split in two     {split * per_batch:8.3f} ms   {ratio_split:5.2f}x  (two updates, one held query)")
+    print(f"update, batch split in two     {split * per_batch:8.3f} ms   {ratio_split:5.2f}x  (two updates, one held)")
     accumulator = updates(metrics)
     halves = [updates(metrics), updates(metrics)]  # two workers' states (the same queries: merge cost only)
     print(f"compute() over {accumulator.n_queries} queries   {best(accumulator.compute) * 1e3:8.3f} ms")

@@ -40,11 +40,11 @@ print(f"{len(pairs)} ratings of {n_items} items by {n_users} users")
 # rating, prediction), the rows layout of the evaluator (a user is a query, the rating its graded
 # label, the prediction its score). ``coldStartStrategy="drop"`` leaves out pairs of a user or item
 # unseen in training.
-from pyspark.ml.recommendation import ALS
-from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
-from pyspark.sql import SparkSession
+from pyspark.ml.recommendation import ALS  # noqa: E402
+from pyspark.ml.tuning import CrossValidator, ParamGridBuilder  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
 
-from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report, ranking_report_from_lists
+from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report, ranking_report_from_lists  # noqa: E402
 
 spark = (
     SparkSession.builder.master("local[2]")

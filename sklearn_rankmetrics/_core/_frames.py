@@ -10,7 +10,7 @@ import numpy as np
 
 
 def frame_library(X):
-    """``"pandas"``, ``"polars"`` or ``"pyarrow"`` for a data frame of that library (a Table or RecordBatch), else None."""
+    """``"pandas"``, ``"polars"`` or ``"pyarrow"`` (a Table or RecordBatch) for a frame of that library, or None."""
     library = type(X).__module__.partition(".")[0]
     if library == "pandas" and hasattr(X, "iloc") and getattr(X, "ndim", 0) == 2:
         return library

@@ -122,7 +122,7 @@ def ranking_report(
 
     columns = {"qid": qid_col, "label": label_col, "score": score_col, "weight": weight_col}
     check_columns(df, columns)
-    options = report_options(df, metrics, label_col, ties=ties, zero_division=zero_division)
+    options = report_options(df, metrics, functions.col(label_col), ties=ties, zero_division=zero_division)
     rows = df.select(*[functions.col(name) for name in columns.values() if name is not None])
     if options["ties"] == "stable":
         rows = rows.withColumn(ROW, functions.monotonically_increasing_id())
@@ -220,7 +220,8 @@ def ranking_report_from_lists(
 
     columns = {"recommendations": recommendations_col, "relevant": relevant_col, "grades": grades_col}
     check_columns(df, {**columns, "user": user_col})
-    options = report_options(df, metrics, None, ties="average", zero_division=zero_division)
+    top_grade = None if grades_col is None else functions.array_max(functions.col(grades_col))
+    options = report_options(df, metrics, top_grade, ties="average", zero_division=zero_division)
     if user_col is None:
         df, user_col = df.withColumn(USER, functions.monotonically_increasing_id()), USER
     columns["user"] = user_col
@@ -236,12 +237,13 @@ def check_columns(df, columns):
         raise ValueError(f"df has no column {plain(missing[0])!r}; its columns are {df.columns}.")
 
 
-def report_options(df, metrics, label_col, *, ties, zero_division):
+def report_options(df, metrics, labels, *, ties, zero_division):
     """The accumulator's options, checked on the driver (a bad name fails here, not in an executor).
 
     Metrics that divide by the top grade without a ``max_grade`` get the
-    frame's largest label, as the in-memory report takes it; lists of ids
-    without grades are binary.
+    frame's largest label (of the column ``labels``, a column expression, or
+    1 for binary lists, where ``labels`` is None), as the in-memory report
+    takes it: one aggregation.
     """
     options = {"metrics": metrics, "ties": check_option("ties", ties, TIES),
                "zero_division": check_zero_division(zero_division)}  # fmt: skip
@@ -250,22 +252,12 @@ def report_options(df, metrics, label_col, *, ties, zero_division):
     except ValueError as error:
         if NEEDS_THE_TOP_GRADE not in str(error):
             raise
-        options["max_grade"] = largest_label(df, label_col)
+        from pyspark.sql import functions
+
+        top = 1.0 if labels is None else df.agg(functions.max(labels)).first()[0]
+        options["max_grade"] = float(top) if top is not None and top > 0 else 1.0
         RankingAccumulator(**options)
     return options
-
-
-def largest_label(df, label_col):
-    """The frame's largest label (of a column, or of an array of grades): one aggregation."""
-    from pyspark.sql import functions
-
-    if label_col is None:
-        raise ValueError(
-            "A metric divides by the top grade and lists have no label column to find it: name max_grade, "
-            "as 'err@10(max_grade=4)'."
-        )
-    top = df.agg(functions.max(functions.col(label_col))).first()[0]
-    return float(top) if top is not None and top > 0 else 1.0
 
 
 def merged_report(states, options, average, confidence_level, n_resamples, random_state):

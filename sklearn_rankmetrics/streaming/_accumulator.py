@@ -1,4 +1,4 @@
-"""Ranking metrics accumulated batch by batch, exactly: each query's values are kept, merged and reduced as in memory."""
+"""Ranking metrics accumulated batch by batch, exactly: each query's values kept, merged and reduced as in memory."""
 
 import inspect
 from collections import namedtuple
@@ -9,7 +9,18 @@ from .._core._array_api import to_numpy
 from .._core._inputs import rank_queries
 from .._core._query_ids import encode_qid, query_id_array, query_ids_of_rows
 from .._core._resampling import check_resampling
-from .._core._validation import TIES, check_flag, check_integer, check_option, check_zero_division, plain
+from .._core._validation import (
+    TIES,
+    as_float_array,
+    check_flag,
+    check_integer,
+    check_labels,
+    check_option,
+    check_sample_weight,
+    check_scores,
+    check_zero_division,
+    plain,
+)
 from ..registry._report import measure_ranking, metric_requests, report_depth, report_of_values
 
 WINDOW_BY = ("queries", "batches")
@@ -181,7 +192,7 @@ class RankingAccumulator:
         if self._held is not None:
             rows = joined_rows(self._held, rows)
         is_open = open_rows(rows.qid, open_queries)
-        held = None if is_open is None or not is_open.any() else select_rows(rows, is_open)
+        held = None if is_open is None or not is_open.any() else checked_rows(select_rows(rows, is_open))
         closed = rows if held is None else select_rows(rows, ~is_open)
         measured = self._measure(closed, self.n_batches + 1) if len(closed.qid) else None
         if measured is not None:  # every check passed: the state changes only now
@@ -273,7 +284,9 @@ class RankingAccumulator:
             measured.append(self._measure(self._held, self.n_batches))
         ids, weights, values, defined = per_query_table(measured, len(self.metrics))
         zero_divisions = [zero_division for _, _, zero_division in self._requests]
-        filled = [np.where(mask, column, value) for column, mask, value in zip(values, defined, zero_divisions)]
+        filled = [
+            np.where(mask, column, value) for column, mask, value in zip(values, defined, zero_divisions, strict=True)
+        ]
         if not average:
             return {"qid": ids, **dict(zip(self.metrics, filled, strict=True))}
         return report_of_values(self.metrics, filled, list(defined), zero_divisions, weights, resampling=resampling)
@@ -406,6 +419,17 @@ def open_rows(qid, open_queries):
             "name only queries whose rows may continue."
         )
     return np.isin(rows, named_codes)
+
+
+def checked_rows(rows):
+    """Held rows, checked now as a measured batch's are (labels, scores, ids, weights), so that a bad row is refused
+    by the update that brings it, not by a later one."""
+    y_true, y_score = as_float_array(rows.y_true, "y_true"), as_float_array(rows.y_score, "y_score")
+    check_labels(y_true)
+    check_scores(y_score)
+    encode_qid(rows.qid, len(rows.qid))  # refuses missing ids and ids of two kinds
+    weight = None if rows.weight is None else check_sample_weight(rows.weight, len(rows.qid))
+    return Rows(y_true, y_score, rows.qid, weight)
 
 
 def select_rows(rows, mask):

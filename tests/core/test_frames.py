@@ -60,10 +60,16 @@ def test_grouped_ranker_and_scorer_read_the_qid_column_of_any_frame(library):
     assert scorer(ranker, X, Y) == pytest.approx(scorer(reference, FRAME, Y), rel=1e-12)
     folds = list(GroupKFold(3).split(FRAME, Y, groups=QID))
     if library != "pyarrow batch":  # scikit-learn slices rows of frames it knows (a RecordBatch it does not)
-        scores = cross_val_score(srm.GroupedRanker(LinearRegression(), qid_column="qid"), X, Y, cv=folds, scoring=scorer)
-        expected = cross_val_score(srm.GroupedRanker(LinearRegression(), qid_column=0), FRAME, Y, cv=folds, scoring=scorer)
+        scores = cross_val_score(
+            srm.GroupedRanker(LinearRegression(), qid_column="qid"), X, Y, cv=folds, scoring=scorer
+        )
+        expected = cross_val_score(
+            srm.GroupedRanker(LinearRegression(), qid_column=0), FRAME, Y, cv=folds, scoring=scorer
+        )
         np.testing.assert_allclose(scores, expected, rtol=1e-12)
-    with pytest.raises(ValueError, match=r"qid_column='query' is not a column of X; X has the columns \['qid', 'x', 'z'\]"):
+    with pytest.raises(
+        ValueError, match=r"qid_column='query' is not a column of X; X has the columns \['qid', 'x', 'z'\]"
+    ):
         srm.GroupedRanker(LinearRegression(), qid_column="query").fit(X, Y)
 
 

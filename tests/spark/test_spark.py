@@ -10,8 +10,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn_rankmetrics import ranking_report
 
 pytest.importorskip("pyspark")
-from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report_from_lists  # noqa: E402
-from sklearn_rankmetrics.spark import ranking_report as spark_report  # noqa: E402
+from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report_from_lists
+from sklearn_rankmetrics.spark import ranking_report as spark_report
 
 METRICS = ["ndcg@10", "map", "mrr@10", "err@20", "recall@5(zero_division=1.0)", "ndcg_exp@5"]
 
@@ -116,7 +116,11 @@ def test_lists_graded_and_binary_equal_their_rows_and_spark_own_evaluator(spark)
     judged = df.where("size(relevant) > 0").selectExpr(
         "cast(recommendations as array<double>) as prediction", "cast(relevant as array<double>) as label"
     )
-    for ours, theirs, k in [("ndcg@5", "ndcgAtK", 5), ("map", "meanAveragePrecision", 5), ("precision@5", "precisionAtK", 5)]:
+    for ours, theirs, k in [
+        ("ndcg@5", "ndcgAtK", 5),
+        ("map", "meanAveragePrecision", 5),
+        ("precision@5", "precisionAtK", 5),
+    ]:
         spark_value = SparkRankingEvaluator(metricName=theirs, k=k).evaluate(judged)
         evaluator = RankingEvaluator(metricName=ours)  # lists: the prediction column holds arrays
         assert evaluator.evaluate(judged) == pytest.approx(spark_value, abs=1e-12)

@@ -12,7 +12,16 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import RankingAccumulator, ranking_report
 
-METRICS = ["ndcg@10", "map", "mrr", "err@5(max_grade=3)", "recall@3(zero_division=1.0)", "precision@5", "ndcg_exp", "opa"]
+METRICS = [
+    "ndcg@10",
+    "map",
+    "mrr",
+    "err@5(max_grade=3)",
+    "recall@3(zero_division=1.0)",
+    "precision@5",
+    "ndcg_exp",
+    "opa",
+]
 
 
 def log(seed=0, n_queries=150, ids="int"):
@@ -125,7 +134,9 @@ def test_a_query_in_two_batches_without_open_queries_is_refused_by_name():
     with pytest.raises(ValueError, match=r"Query 'b' was measured twice \(in updates 1 and 2.*open_queries"):
         accumulator.compute()
     with pytest.raises(ValueError, match="measured twice"):
-        RankingAccumulator(["ndcg"]).update([1], [1.0], [7]).merge(RankingAccumulator(["ndcg"]).update([1], [1], [7])).compute()
+        RankingAccumulator(["ndcg"]).update([1], [1.0], [7]).merge(
+            RankingAccumulator(["ndcg"]).update([1], [1], [7])
+        ).compute()
 
 
 def test_open_queries_all_then_closed_and_held_queries_counted_provisionally():
@@ -165,7 +176,10 @@ def test_window_of_last_queries_and_of_last_batches():
     y_true, y_score, qid, _ = log(8, n_queries=40)
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
     batches = np.split(np.arange(qid.size), starts[::5][1:])  # 8 batches of 5 whole queries
-    by_queries, by_batches = RankingAccumulator(METRICS, window=7), RankingAccumulator(METRICS, window=2, window_by="batches")
+    by_queries, by_batches = (
+        RankingAccumulator(METRICS, window=7),
+        RankingAccumulator(METRICS, window=2, window_by="batches"),
+    )
     for rows in batches:
         by_queries.update(y_true[rows], y_score[rows], qid[rows])
         by_batches.update(y_true[rows], y_score[rows], qid[rows])
@@ -195,6 +209,15 @@ def test_a_refused_batch_leaves_the_state_unchanged():
     with pytest.raises(ValueError, match="NaN"):
         accumulator.update([1, 0], [np.nan, 0.1], [2, 2])
     assert accumulator.n_batches == 1 and accumulator.open_queries.tolist() == [1]
+
+
+def test_held_rows_are_checked_by_the_update_that_brings_them():
+    accumulator = RankingAccumulator(["ndcg"])
+    with pytest.raises(ValueError, match="y_true"):
+        accumulator.update([np.nan, 1], [0.3, 0.1], [1, 1], open_queries="all")
+    with pytest.raises(ValueError, match="qid"):
+        accumulator.update([0, 1], [0.3, 0.1], [None, 1], open_queries="all")
+    assert accumulator.n_batches == 0 and not len(accumulator.open_queries)
 
 
 def test_mixed_id_types_across_batches_stay_apart_from_text():
