@@ -115,12 +115,7 @@ def ranking_report(
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     check_zero_division(zero_division)
-    check_flag("average", average)
-    resampling = None
-    if confidence_level is not None:
-        if not average:
-            raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
-        resampling = check_resampling(n_resamples, confidence_level, random_state)
+    resampling = interval_request(average, confidence_level, n_resamples, random_state)
     names, requests = metric_requests(metrics, zero_division, caller="ranking_report")
     zero_divisions = [name_zero_division for _, _, name_zero_division in requests]
     inputs = (y_true, y_score, qid, sample_weight)
@@ -152,6 +147,16 @@ def ranking_report(
         }
     defined = [defined for _, defined in results]
     return report_of_values(names, filled, defined, zero_divisions, ranking.query_weights, resampling=resampling)
+
+
+def interval_request(average, confidence_level, n_resamples, random_state):
+    """The checked ``average``, and the resampling of the intervals (n_resamples, confidence_level, rng) or None."""
+    check_flag("average", average)
+    if confidence_level is None:
+        return None
+    if not average:
+        raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
+    return check_resampling(n_resamples, confidence_level, random_state)
 
 
 def metric_requests(metrics, zero_division, *, caller):

@@ -8,11 +8,9 @@ import numpy as np
 from .._core._array_api import to_numpy
 from .._core._inputs import rank_queries
 from .._core._query_ids import encode_qid, query_id_array, query_ids_of_rows
-from .._core._resampling import check_resampling
 from .._core._validation import (
     TIES,
     as_float_array,
-    check_flag,
     check_integer,
     check_labels,
     check_option,
@@ -21,7 +19,7 @@ from .._core._validation import (
     check_zero_division,
     plain,
 )
-from ..registry._report import measure_ranking, metric_requests, report_depth, report_of_values
+from ..registry._report import interval_request, measure_ranking, metric_requests, report_depth, report_of_values
 
 WINDOW_BY = ("queries", "batches")
 
@@ -273,12 +271,7 @@ class RankingAccumulator:
             When a query was measured twice: its rows came in two updates, or
             two merged accumulators, without ``open_queries``.
         """
-        check_flag("average", average)
-        resampling = None
-        if confidence_level is not None:
-            if not average:
-                raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
-            resampling = check_resampling(n_resamples, confidence_level, random_state)
+        resampling = interval_request(average, confidence_level, n_resamples, random_state)
         measured = list(self._measured)
         if self._held is not None:
             measured.append(self._measure(self._held, self.n_batches))

@@ -29,6 +29,7 @@ def spark():
         SparkSession.builder.master("local[2]")
         .appName("sklearn-rankmetrics-tests")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.default.parallelism", "2")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
