@@ -87,6 +87,7 @@ __getattr__, __dir__ = lazy_exports(
         "counterfactual",
         "dask",
         "datasets",
+        "fusion",
         "meta",
         "metrics",
         "model_selection",

@@ -20,6 +20,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
         "evaluate_recommender.py",
         "recommender_beyond_accuracy.py",
         "clicks_offline_and_online.py",
+        "fuse_hybrid_retrieval.py",
         "spark_als_cross_validation.py",
     ],
 )

@@ -290,7 +290,7 @@ def score_all(scorers, estimator, X, y, qid, sample_weight):
     for name, scorer in scorers.items():
         if isinstance(scorer, RankingScorer):
             if scorer._response not in predictions:
-                predictions[scorer._response] = ranking_scores(estimator, X, scorer._response)
+                predictions[scorer._response] = ranking_scores(estimator, X, scorer._response, qid)
             scores[name] = scorer._score_predictions(y, predictions[scorer._response], qid, sample_weight)
         else:
             scores[name] = scorer(estimator, X, y, qid=qid, **weights(sample_weight))

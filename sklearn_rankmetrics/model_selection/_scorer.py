@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.utils.metadata_routing import MetadataRequest
+from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
 from .._core._validation import check_option, plain
 from ..registry._names import canonical_name, parse_metric_name
@@ -23,19 +23,23 @@ RESPONSE_METHODS = ("auto", "predict", "decision_function", "predict_proba")
 ROUTED = ("qid", "groups", "sample_weight")
 
 
-def ranking_scores(estimator, X, response_method="auto"):
+def ranking_scores(estimator, X, response_method="auto", qid=None):
     """Scores to rank the rows of ``X`` by, from a fitted estimator.
 
     ``"auto"`` uses ``predict`` for regressors and rankers; for classifiers with
     ``predict_proba``, the probability of the positive class (binary) or the
     expected grade :math:`\\sum_c c\\, P(c)` (multiclass on numeric grades).
+    An estimator whose ``predict`` requests ``qid`` (metadata routing, as
+    ``FusionRanker``'s does: it fuses each query's rows together) receives the
+    query ids ``qid``.
     """
     response_method = check_option("response_method", response_method, RESPONSE_METHODS)
     if response_method == "auto":
         proba = _is_classifier(estimator) and hasattr(estimator, "predict_proba")
         response_method = "predict_proba" if proba else "predict"
     if response_method != "predict_proba":
-        scores = np.asarray(getattr(estimator, response_method)(X), dtype=np.float64)
+        params = {"qid": qid} if qid is not None and requests_qid(estimator, response_method) else {}
+        scores = np.asarray(getattr(estimator, response_method)(X, **params), dtype=np.float64)
         return scores.ravel() if scores.ndim == 2 and scores.shape[1] == 1 else scores
     proba = estimator.predict_proba(X)
     if proba.shape[1] == 2:
@@ -47,6 +51,14 @@ def ranking_scores(estimator, X, response_method="auto"):
             f"classes {classes[:5].tolist()}. Encode the grades as numbers or pass response_method='predict'."
         )
     return proba @ classes.astype(np.float64)
+
+
+def requests_qid(estimator, method):
+    """Whether ``estimator``'s ``method`` requests the query ids by metadata routing."""
+    try:
+        return getattr(get_routing_for_object(estimator), method).requests.get("qid") is True
+    except AttributeError:  # a router (a Pipeline, a search) or a duck-typed model: it requests nothing itself
+        return False
 
 
 def _is_classifier(estimator):
@@ -98,7 +110,7 @@ class RankingScorer:
         qid = resolve_qid(**metadata, X=X, qid_column=self._qid_column, who=f"The scorer {self!r}")
         if qid is None:
             raise missing_qid_error(f"The scorer {self!r}", "the scorer (make_ranking_scorer)")
-        score = self._score_predictions(y_true, ranking_scores(estimator, X, self._response), qid, sample_weight)
+        score = self._score_predictions(y_true, ranking_scores(estimator, X, self._response, qid), qid, sample_weight)
         check_scored_fold(estimator, X, qid, qid_column=self._qid_column)  # the metric has validated qid
         return score
 

@@ -1,0 +1,281 @@
+"""The runs to fuse as one table of rows: run, query, candidate document and score, from runs or from score columns.
+
+A candidate is one (query, document) pair that some run retrieves; the fused
+run scores every candidate once. Runs come in as anything the TREC readers
+and ``evaluate_run`` take (:func:`~sklearn_rankmetrics.trec._sources.as_run`);
+a grouped table (query ids and one score column per run, NaN where a run did
+not retrieve the row's document) is already one row per candidate.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core._numpy_ops import differs_from_previous
+from .._core._query_ids import encode_qid
+from .._core._validation import plain
+from ..trec._io import Run
+from ..trec._judging import id_hash, little_endian_words
+from ..trec._sources import InputError, as_run, shown
+
+
+@dataclass
+class Lists:
+    """Rows of several runs: each run's result list for each query, side by side.
+
+    ``run``, ``query`` and ``candidate`` are integer codes of each row (run
+    0..n_runs-1, query 0..n_queries-1, candidate 0..n_candidates-1), ``score``
+    its float64 score. ``candidate_query`` is the query of each candidate.
+    ``doc`` holds each row's document id as bytes (for trec_eval's order of
+    ties); None where the rows have none (a table).
+    """
+
+    run: np.ndarray
+    query: np.ndarray
+    candidate: np.ndarray
+    score: np.ndarray
+    n_runs: int
+    candidate_query: np.ndarray
+    doc: np.ndarray | None = None
+
+    @property
+    def n_queries(self):
+        return int(self.candidate_query.max()) + 1 if len(self.candidate_query) else 0
+
+    @property
+    def n_candidates(self):
+        return len(self.candidate_query)
+
+    def take(self, rows):
+        """The lists of the rows ``rows`` only (same codes)."""
+        doc = None if self.doc is None else self.doc[rows]
+        return Lists(
+            self.run[rows],
+            self.query[rows],
+            self.candidate[rows],
+            self.score[rows],
+            self.n_runs,
+            self.candidate_query,
+            doc,
+        )
+
+
+@dataclass
+class RunsTable:
+    """Runs read into :class:`Lists`, with the query and document ids to write the fused run back."""
+
+    lists: Lists
+    query_ids: np.ndarray  # bytes, by query code (sorted)
+    candidate_doc: np.ndarray  # bytes, by candidate code
+    names: tuple  # each run's name: its key in a mapping, else its tag
+
+
+def read_runs(runs, what="runs"):
+    """The runs to fuse, as Run objects with byte-string ids, and their names.
+
+    ``runs`` is a sequence or a mapping name -> run of anything
+    :func:`~sklearn_rankmetrics.trec.evaluate_run` takes as a run.
+    """
+    if isinstance(runs, str | bytes) or hasattr(runs, "read") or isinstance(runs, Run) or hasattr(runs, "columns"):
+        raise TypeError(
+            f"{what} must be a list (or a dict name -> run) of two or more runs; got a single "
+            f"{type(runs).__name__}. Pass [run_a, run_b]."
+        )
+    if isinstance(runs, dict) and runs and all(isinstance(value, dict) for value in runs.values()):
+        first = next(iter(runs.values()))
+        if first and not all(isinstance(value, dict) for value in first.values()):
+            raise TypeError(
+                f"{what} is one run dict {{query_id: {{doc_id: score}}}}; fusion needs two or more: pass a list "
+                "[run_a, run_b] or a dict {name: run}."
+            )
+    if isinstance(runs, dict):
+        names, sources = tuple(str(name) for name in runs), list(runs.values())
+    else:
+        try:
+            sources = list(runs)
+        except TypeError:
+            raise TypeError(
+                f"{what} must be a list (or a dict name -> run) of runs; got {type(runs).__name__}."
+            ) from None
+        names = None
+    read = []
+    for index, source in enumerate(sources):
+        if isinstance(source, Run):  # read_run's str ids: to bytes at memory speed where they are ASCII
+            source = Run(ascii_bytes(source.query_id), ascii_bytes(source.doc_id), source.score, source.name)
+        try:
+            read.append(as_run(source))
+        except InputError as error:
+            raise InputError(error.source, f"run {index} of {what}: {error}") from None
+    if names is None:
+        names = tuple(run.name or f"run{index}" for index, run in enumerate(read))
+    return read, names
+
+
+def ascii_bytes(ids):
+    """Fixed-width str ids that are all ASCII as fixed-width bytes (one byte per character); others unchanged.
+
+    numpy's cast encodes one string at a time; ASCII needs only the low byte
+    of each 4-byte character (:func:`~sklearn_rankmetrics.trec._io.text` is
+    the reverse).
+    """
+    if not isinstance(ids, np.ndarray) or ids.dtype.kind != "U" or not ids.size or ids.dtype.itemsize == 0:
+        return ids
+    characters = np.ascontiguousarray(ids).view(np.uint32)
+    if characters.max() >= 128:
+        return ids
+    return characters.astype(np.uint8).view(f"S{ids.dtype.itemsize // 4}")
+
+
+def runs_table(runs, what="runs", min_runs=2):
+    """Several runs (see :func:`read_runs`) as :class:`RunsTable`: their rows, encoded."""
+    read, names = read_runs(runs, what)
+    if len(read) < min_runs:
+        raise ValueError(f"{what} holds {len(read)} run(s); fusion needs at least {min_runs}.")
+    query_id = joined_ids([run.query_id for run in read])
+    doc_id = joined_ids([run.doc_id for run in read])
+    score = np.concatenate([run.score for run in read]) if read else np.zeros(0)
+    run = np.repeat(np.arange(len(read), dtype=np.int32), [len(r.score) for r in read])
+    query_ids, query = query_codes(query_id)
+    candidate, first_row = candidate_codes(query, doc_id)
+    check_listed_once(run, candidate, len(read), (query_ids, query, doc_id, names))
+    lists = Lists(run, query, candidate, score, len(read), query[first_row], doc_id)
+    return RunsTable(lists, query_ids, doc_id[first_row], names)
+
+
+def joined_ids(arrays):
+    """Byte-string id arrays end to end: fixed width when all are, else bytes objects."""
+    if not arrays:
+        return np.zeros(0, dtype="S1")
+    if all(array.dtype.kind == "S" for array in arrays):
+        return np.concatenate(arrays)
+    return np.concatenate([array.astype(object) for array in arrays])
+
+
+def query_codes(query_id):
+    """The sorted distinct query ids and the code of each row (runs list a query's rows together: heads only)."""
+    if not len(query_id):
+        return query_id[:0], np.zeros(0, dtype=np.intp)
+    heads = np.flatnonzero(differs_from_previous(query_id))
+    vocabulary = np.unique(query_id[heads])
+    codes = np.searchsorted(vocabulary, query_id[heads])
+    return vocabulary, np.repeat(codes, np.diff(heads, append=len(query_id)))
+
+
+def candidate_codes(query, doc_id):
+    """A code per distinct (query, document) pair, numbered by query, and the first row of each code.
+
+    One ``np.sort`` of 64-bit words (several times faster than an argsort):
+    the query code in the high bits, a hash of the document in the middle,
+    the row in the low bits. Equal pairs then lie side by side; each row is
+    checked to hold its group's document, and the groups where a hash
+    collided are split exactly.
+    """
+    n = len(query)
+    if not n:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    row_bits = max((n - 1).bit_length(), 1)
+    query_bits = max(int(query.max()).bit_length(), 1)
+    hash_bits = 64 - row_bits - query_bits
+    if hash_bits < 16:  # pragma: no cover - billions of rows: an exact sort
+        return exact_candidate_codes(query, doc_id)
+    packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= (id_hash(doc_id) >> np.uint64(64 - hash_bits)) << np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    rows = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
+    packed >>= np.uint64(row_bits)
+    starts = differs_from_previous(packed)
+    del packed
+    group = np.cumsum(starts) - 1
+    first = rows[starts]
+    collided = differs_from_group_head(doc_id, rows, first[group])
+    if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups
+        group, first = split_collisions(group, first, rows, collided, query, doc_id)
+    candidate = np.empty(n, dtype=np.intp)
+    candidate[rows] = group
+    return candidate, first
+
+
+def differs_from_group_head(doc_id, rows, heads):
+    """Whether the id of each of ``rows`` differs from that of its group's first row ``heads``: exactly, compared
+    as 64-bit words for fixed-width ids (far faster than comparing strings)."""
+    if doc_id.dtype.kind != "S":
+        return doc_id[rows] != doc_id[heads]
+    differs = np.zeros(len(rows), dtype=bool)
+    for word in little_endian_words(np.ascontiguousarray(doc_id)):
+        differs |= word[rows] != word[heads]
+    return differs
+
+
+def split_collisions(group, first, rows, collided, query, doc_id):
+    """Group codes with the groups that hold more than one document split exactly (new codes after the others)."""
+    bad = np.zeros(len(first), dtype=bool)
+    bad[group[collided]] = True
+    places = np.flatnonzero(bad[group])
+    exact, exact_first = exact_candidate_codes(query[rows[places]], doc_id[rows[places]])
+    group = group.copy()
+    group[places] = len(first) + exact
+    first = np.concatenate((first, rows[places][exact_first]))
+    kept = np.flatnonzero(np.bincount(group, minlength=len(first)) > 0)  # the split groups' old codes go
+    renumber = np.full(len(first), -1, dtype=np.intp)
+    renumber[kept] = np.arange(len(kept))
+    return renumber[group], first[kept]
+
+
+def exact_candidate_codes(query, doc_id):
+    """Candidate codes by an exact sort of the (query, document) pairs."""
+    order = np.lexsort((doc_id, query))
+    starts = differs_from_previous(doc_id[order]) | differs_from_previous(query[order])
+    codes = np.empty(len(order), dtype=np.intp)
+    codes[order] = np.cumsum(starts) - 1
+    return codes, order[starts]
+
+
+def check_listed_once(run, candidate, n_runs, names):
+    """Refuse a run that lists one document twice for a query, as trec_eval refuses it."""
+    n_candidates = int(candidate.max(initial=-1)) + 1
+    counts = np.bincount(candidate.astype(np.int64) * n_runs + run, minlength=n_candidates * n_runs)
+    if counts.max(initial=0) > 1:
+        query_ids, query, doc_id, run_names = names
+        twice = int(np.flatnonzero(counts > 1)[0])
+        row = int(np.flatnonzero((candidate == twice // n_runs) & (run == twice % n_runs))[1])
+        raise InputError(
+            "run",
+            f"run {run_names[run[row]]!r} retrieves document {shown(doc_id[row])} twice for query "
+            f"{shown(query_ids[query[row]])}; a run lists each document once per query.",
+        )
+
+
+def table_lists(scores, qid):
+    """Score columns of one grouped table as :class:`Lists`: a column per run, a candidate per scored row.
+
+    ``scores`` is a 2-D float array (NaN: the column's run did not retrieve
+    the row's document); ``qid`` the query of each row (None: one query).
+    Returns the lists and the row of each candidate: a row that no column
+    scores is no candidate (no run retrieved it).
+    """
+    n_rows, n_runs = scores.shape
+    codes = encode_qid(qid, n_rows) if qid is not None else np.zeros(n_rows, dtype=np.intp)
+    present = ~np.isnan(scores)
+    scored = np.flatnonzero(present.any(axis=1))
+    candidate_of_row = np.full(n_rows, -1, dtype=np.intp)
+    candidate_of_row[scored] = np.arange(len(scored))
+    row, run = np.nonzero(present)
+    lists = Lists(run.astype(np.int32), codes[row], candidate_of_row[row], scores[row, run], n_runs, codes[scored])
+    return lists, scored
+
+
+def check_table(scores, name="X"):
+    """A 2-D float64 array of score columns; ±inf is refused (a score ranks; NaN marks a missing one)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D, a row per document and a column per run's score; got shape {scores.shape}."
+        )
+    if np.isinf(scores).any():
+        row, column = np.argwhere(np.isinf(scores))[0]
+        raise ValueError(
+            f"{name} holds {plain(scores[row, column])!r} at row {row}, column {column}; give finite scores, and NaN "
+            "where a run did not retrieve the document."
+        )
+    return scores

@@ -1,0 +1,196 @@
+"""The fusion methods: each candidate's fused score from the runs' ranked, normalised rows, for all queries at once.
+
+Every method is a sum over runs of a per-row value, reduced per candidate
+with ``bincount``, but the Comb family's maximum, minimum and median (one
+sort by candidate) and Condorcet (:mod:`._condorcet`). Ranks are 1-based;
+under ``ties="average"`` a tie block's rows share the average of the ranks
+they span, and the methods that read a value per position (PosFuse,
+ProbFuse, SegFuse, SlideFuse, BayesFuse) give them the mean of the values
+of the positions they span.
+"""
+
+import numpy as np
+
+from ._condorcet import condorcet_scores
+from ._training import BAYES_CUTOFFS, MIN_LOG_ODDS, SEGFUSE_BOUNDS
+
+
+def fused_scores(rows, method, params, weights, trained):
+    """The fused score of every candidate (``-inf`` for a candidate that no run retrieves).
+
+    ``rows`` is a :class:`FusionRows`; ``method`` a canonical name (or a
+    callable); ``params`` its parameters; ``weights`` one per run;
+    ``trained`` the statistics of a supervised method (None otherwise).
+    """
+    lists = rows.lists
+    n_candidates = lists.n_candidates
+    retrieved = np.bincount(lists.candidate, minlength=n_candidates)
+    if callable(method):
+        fused = called_method(method, rows)
+    else:
+        kind = KINDS[method]
+        fused = kind(rows, method, params, weights, trained)
+    fused = np.asarray(fused, dtype=np.float64)
+    return np.where(retrieved > 0, fused, -np.inf)
+
+
+def score_based(rows, method, params, weights, trained):
+    """CombSUM, CombMNZ, CombANZ, CombMAX, CombMIN, CombMED, CombGMNZ, W-Sum, W-MNZ and Mixed on the scores.
+
+    Rows filled for documents a run did not retrieve (``missing``, Borda
+    normalisation) count as retrieved by it.
+    """
+    run, candidate, score = rows.scored()
+    n = rows.lists.n_candidates
+    weight = weights[run]
+    count = np.bincount(candidate, minlength=n)
+    if method in ("max", "min", "med"):
+        return order_statistic(candidate, weight * score, count, method)
+    if method == "wmnz":  # Wu et al.: the sum of the scores times the sum of the weights of the runs that retrieved it
+        return np.bincount(candidate, score, n) * np.bincount(candidate, weight, n)
+    total = np.bincount(candidate, weight * score, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = {
+            "sum": 1.0,
+            "wsum": 1.0,
+            "mnz": count,
+            "anz": 1.0 / count,
+            "gmnz": count ** params.get("gamma", 1.0),
+            "mixed": np.sqrt(count),
+        }[method]
+    return total * factor
+
+
+def order_statistic(candidate, value, count, method):
+    """The maximum, minimum or median (the mean of the two middle ones for an even count) per candidate."""
+    order = np.lexsort((value, candidate))
+    ordered = value[order]
+    starts = np.cumsum(count) - count
+    present = count > 0
+    out = np.zeros(len(count))
+    if method == "max":
+        out[present] = ordered[(starts + count - 1)[present]]
+    elif method == "min":
+        out[present] = ordered[starts[present]]
+    else:
+        low = (starts + (count - 1) // 2)[present]
+        high = (starts + count // 2)[present]
+        out[present] = (ordered[low] + ordered[high]) / 2.0
+    return out
+
+
+def rank_based(rows, method, params, weights, trained):
+    """RRF, ISR, Log_ISR, LogN_ISR, RBC and MAPFuse: a formula of each run's (average) rank of the document."""
+    lists = rows.lists
+    rank = rows.ranked.rank
+    weight = weights[lists.run]
+    n = lists.n_candidates
+    if method == "rrf":
+        return np.bincount(lists.candidate, weight / (params["k"] + rank), n)
+    if method == "rbc":
+        phi = params["phi"]
+        return np.bincount(lists.candidate, weight * (1.0 - phi) * phi ** (rank - 1.0), n)
+    if method == "mapfuse":
+        return np.bincount(lists.candidate, weight * trained[lists.run] / rank, n)
+    count = np.bincount(lists.candidate, minlength=n)
+    total = np.bincount(lists.candidate, weight / (rank * rank), n)
+    with np.errstate(divide="ignore"):
+        factor = {"isr": count, "log_isr": np.log(count), "logn_isr": np.log(count + params.get("sigma", 0.0))}[method]
+    return total * factor
+
+
+def table_based(rows, method, params, weights, trained):
+    """PosFuse, ProbFuse, SlideFuse, SegFuse and BayesFuse: a value learned per position of each run's list."""
+    lists, ranked = rows.lists, rows.ranked
+    value = ranked.block_mean(position_values(method, params, trained, lists.run, ranked))
+    weight = weights[lists.run]
+    n = lists.n_candidates
+    if method == "segfuse":
+        return np.bincount(lists.candidate, weight * value * (rows.score + 1.0), n)
+    if method == "bayesfuse":
+        # A run that did not retrieve the document adds the log-odds of an irrelevant one.
+        return np.bincount(lists.candidate, weight * (value - MIN_LOG_ODDS), n) + MIN_LOG_ODDS * weights.sum()
+    return np.bincount(lists.candidate, weight * value, n)
+
+
+def position_values(method, params, trained, run, ranked):
+    """The learned value of each ranked row's own position (0-based ``ranked.position``) in its run's list."""
+    position = ranked.position
+    if method == "posfuse":
+        return padded(trained, position.max() + 1)[run, position]
+    if method == "slidefuse":
+        w = params["w"]
+        low = np.maximum(position - w, 0)
+        high = np.minimum(position + w, ranked.list_size - 1)
+        table = padded(trained, position.max() + 1)
+        running = np.concatenate((np.zeros((len(table), 1)), np.cumsum(table, axis=1)), axis=1)
+        return (running[run, high + 1] - running[run, low]) / (high - low + 1)
+    if method == "probfuse":
+        x = trained.shape[1]
+        segment = position // -(-ranked.list_size // x)  # ceil(n / x) documents a segment, the last one shorter
+        return trained[run, segment] / (segment + 1.0)
+    cutoffs = SEGFUSE_BOUNDS if method == "segfuse" else BAYES_CUTOFFS
+    segment = np.searchsorted(cutoffs, position, side="right") - 1
+    beyond = MIN_LOG_ODDS if method == "bayesfuse" else 0.0
+    inside = segment < trained.shape[1]
+    return np.where(inside, trained[run, np.minimum(segment, trained.shape[1] - 1)], beyond)
+
+
+def padded(table, length):
+    """A table of one value per run and position, zero past its end, at least ``length`` positions long."""
+    if table.shape[1] >= length:
+        return table
+    return np.pad(table, ((0, 0), (0, length - table.shape[1])))
+
+
+def borda_based(rows, method, params, weights, trained):
+    """BordaFuse and weighted BordaFuse: a run gives its i-th of a query's N candidates N - i + 1 points.
+
+    The candidates it did not retrieve share the points left, (N - n + 1) / 2
+    each for a list of n documents (Aslam and Montague); a run that retrieved
+    nothing for the query gives each (N + 1) / 2.
+    """
+    lists, ranked = rows.lists, rows.ranked
+    n_queries = max(lists.n_queries, 1)
+    n_candidates = np.bincount(lists.candidate_query, minlength=n_queries).astype(np.float64)
+    list_code = lists.run.astype(np.int64) * n_queries + lists.query
+    sizes = np.bincount(list_code, minlength=lists.n_runs * n_queries).reshape(lists.n_runs, n_queries)
+    unranked = (n_candidates - sizes + 1.0) / 2.0  # run x query
+    per_query = weights @ unranked
+    points = n_candidates[lists.query] - ranked.rank + 1.0
+    extra = weights[lists.run] * (points - unranked[lists.run, lists.query])
+    return per_query[lists.candidate_query] + np.bincount(lists.candidate, extra, lists.n_candidates)
+
+
+def condorcet_based(rows, method, params, weights, trained):
+    """Condorcet and weighted Condorcet: see :func:`._condorcet.condorcet_scores`."""
+    return condorcet_scores(rows.lists, rows.ranked.rank, weights)
+
+
+def called_method(method, rows):
+    """A callable method on the dense (candidates x runs) scores and ranks, NaN where a run lacks the document."""
+    lists = rows.lists
+    shape = (lists.n_candidates, lists.n_runs)
+    scores, ranks = np.full(shape, np.nan), np.full(shape, np.nan)
+    run, candidate, score = rows.scored()
+    scores[candidate, run] = score
+    ranks[lists.candidate, lists.run] = rows.ranked.rank
+    fused = np.asarray(method(scores, ranks), dtype=np.float64)
+    if fused.shape != (lists.n_candidates,):
+        raise ValueError(
+            f"a callable method must return one fused score per document, an array of shape ({lists.n_candidates},) "
+            f"for scores and ranks of shape {shape}; {getattr(method, '__name__', method)!r} returned shape "
+            f"{fused.shape}."
+        )
+    if np.isnan(fused).any():
+        raise ValueError(f"the callable method {getattr(method, '__name__', method)!r} returned NaN fused scores.")
+    return fused
+
+
+KINDS = {
+    **dict.fromkeys(("sum", "mnz", "anz", "max", "min", "med", "gmnz", "wsum", "wmnz", "mixed"), score_based),
+    **dict.fromkeys(("isr", "log_isr", "logn_isr", "rrf", "rbc", "mapfuse"), rank_based),
+    **dict.fromkeys(("posfuse", "probfuse", "segfuse", "slidefuse", "bayesfuse"), table_based),
+    **dict.fromkeys(("bordafuse", "w_bordafuse"), borda_based),
+    **dict.fromkeys(("condorcet", "w_condorcet"), condorcet_based),
+}
