@@ -49,6 +49,13 @@ def rows_of_lists(batch, columns):
     empty = np.flatnonzero((list_lengths(recommended) == 0) & (list_lengths(relevant) == 0))
     users = np.concatenate([rec_users, rel_users[missed], empty])
     user_ids = column_values(batch, columns["user"])
+    codes = np.sort(encode_qid(user_ids, len(user_ids)))
+    repeated = np.flatnonzero(codes[1:] == codes[:-1])
+    if len(repeated):
+        raise ValueError(
+            f"Column {columns['user']!r} holds a user on two rows ({len(repeated)} repeats in a batch); give one row "
+            "per user, with all of the user's recommended and relevant ids."
+        )
     y_true = np.concatenate([rec_labels, grades[missed], np.zeros(len(empty))])
     y_score = np.concatenate([-1.0 - positions, np.full(missed.sum() + len(empty), -np.inf)])
     return y_true, y_score, user_ids[users]

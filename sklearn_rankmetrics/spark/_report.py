@@ -11,7 +11,8 @@ from functools import partial
 
 import numpy as np
 
-from .._core._validation import TIES, check_flag, check_option, check_zero_division, plain
+from .._core._validation import TIES, check_option, check_zero_division, plain
+from ..registry._report import interval_request
 from ..streaming._accumulator import RankingAccumulator
 from ._lists import column_values, rows_of_lists
 
@@ -261,16 +262,24 @@ def report_options(df, metrics, labels, *, ties, zero_division):
 
 
 def merged_report(states, options, average, confidence_level, n_resamples, random_state):
-    """The report of the partitions' accumulators, merged on the driver."""
-    check_flag("average", average)
+    """The report of the partitions' accumulators, merged on the driver (the options checked before any job)."""
+    interval_request(average, confidence_level, n_resamples, random_state)
     merged = RankingAccumulator(**options)
     for row in states.collect():
         if row["error"] is not None:
             raise ValueError(row["error"])
         merged.merge(pickle.loads(row["state"]))
-    return merged.compute(
-        average=average, confidence_level=confidence_level, n_resamples=n_resamples, random_state=random_state
-    )
+    try:
+        return merged.compute(
+            average=average, confidence_level=confidence_level, n_resamples=n_resamples, random_state=random_state
+        )
+    except ValueError as error:
+        if "measured twice" not in str(error):
+            raise
+        raise ValueError(
+            f"{error} On Spark: a user on two rows of the lists, or one query's ids that hash apart (such as 0.0 and "
+            "-0.0); give lists one row per user, and each query one id."
+        ) from None
 
 
 def measure_partition(batches, *, columns, options):

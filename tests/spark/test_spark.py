@@ -136,6 +136,11 @@ def test_als_structs_and_refused_lists(spark):
     twice = spark.createDataFrame([(1, [5, 5], [5])], "user int, recommendations array<int>, relevant array<int>")
     with pytest.raises(ValueError, match="recommends an id twice"):
         ranking_report_from_lists(twice, metrics=["mrr"])
+    again = spark.createDataFrame(
+        [(1, [5], [5]), (1, [4], [4])], "user int, recommendations array<int>, relevant array<int>"
+    )
+    with pytest.raises(ValueError, match="holds a user on two rows"):
+        ranking_report_from_lists(again.coalesce(1), metrics=["mrr"], user_col="user")
     null = spark.createDataFrame([(1, [5], None)], "user int, recommendations array<int>, relevant array<int>")
     with pytest.raises(ValueError, match=r"'relevant' has 1 null arrays"):
         ranking_report_from_lists(null, metrics=["mrr"])
