@@ -48,13 +48,12 @@ def assert_close(found, expected):
 def test_random_partitionings_give_the_in_memory_report(spark):
     rows = log(1)
     expected = in_memory(rows, metrics=METRICS, sample_weight=rows["w"].to_numpy())
-    rng = np.random.default_rng(0)
-    for n_in, n_out in [(1, 1), (7, 3), (3, 16)]:  # 16 shuffle partitions for ~300 queries: some are empty
-        df = spark.createDataFrame(rows).repartition(n_in)  # one query's rows spread over every input partition
-        found = quiet(spark_report, df, metrics=METRICS, weight_col="w", num_partitions=n_out)
-        assert_close(found, expected)
-        assert found == expected  # to the last bit: whole grades up to 64
-        rng.shuffle(METRICS)
+    whole = spark.createDataFrame(rows).cache()
+    for n_in, n_out, metrics in [(7, 3, METRICS), (3, 16, METRICS[::-1])]:  # 16 partitions, 300 queries: some empty
+        df = whole.repartition(n_in)  # one query's rows spread over every input partition
+        found = quiet(spark_report, df, metrics=metrics, weight_col="w", num_partitions=n_out)
+        assert found == {name: expected[name] for name in metrics}  # to the last bit: whole grades up to 64
+    whole.unpersist()
 
 
 def test_string_ids_per_query_table_intervals_and_stable_ties(spark):
@@ -126,23 +125,15 @@ def test_lists_graded_and_binary_equal_their_rows_and_spark_own_evaluator(spark)
         assert evaluator.evaluate(judged) == pytest.approx(spark_value, abs=1e-12)
 
 
-def test_als_structs_and_refused_lists(spark):
+def test_als_structs_and_a_refused_list(spark):
     df = spark.createDataFrame(
         [(1, [(5, 0.9), (3, 0.7)], [3, 4]), (2, [(4, 0.8)], [4])],
         "user int, recommendations array<struct<item:int, rating:float>>, relevant array<int>",
     )
     report = ranking_report_from_lists(df, metrics=["mrr", "recall@2"], user_col="user")
     assert report == {"mrr": pytest.approx(0.75), "recall@2": pytest.approx(0.75)}
-    twice = spark.createDataFrame([(1, [5, 5], [5])], "user int, recommendations array<int>, relevant array<int>")
-    with pytest.raises(ValueError, match="recommends an id twice"):
-        ranking_report_from_lists(twice, metrics=["mrr"])
-    again = spark.createDataFrame(
-        [(1, [5], [5]), (1, [4], [4])], "user int, recommendations array<int>, relevant array<int>"
-    )
-    with pytest.raises(ValueError, match="holds a user on two rows"):
-        ranking_report_from_lists(again.coalesce(1), metrics=["mrr"], user_col="user")
     null = spark.createDataFrame([(1, [5], None)], "user int, recommendations array<int>, relevant array<int>")
-    with pytest.raises(ValueError, match=r"'relevant' has 1 null arrays"):
+    with pytest.raises(ValueError, match=r"'relevant' has 1 null arrays"):  # raised in an executor, said on the driver
         ranking_report_from_lists(null, metrics=["mrr"])
 
 
@@ -167,9 +158,9 @@ def test_train_validation_split_tunes_als_by_graded_ndcg(spark):
     from pyspark.ml.tuning import ParamGridBuilder, TrainValidationSplit
 
     rng = np.random.default_rng(4)
-    ratings = pd.DataFrame({"user": rng.integers(0, 30, 600), "item": rng.integers(0, 40, 600)})
+    ratings = pd.DataFrame({"user": rng.integers(0, 20, 300), "item": rng.integers(0, 30, 300)})
     ratings = ratings.drop_duplicates().assign(rating=lambda frame: (frame["user"] + frame["item"]) % 5 + 1.0)
-    als = ALS(userCol="user", itemCol="item", ratingCol="rating", maxIter=2, coldStartStrategy="drop", seed=0)
+    als = ALS(userCol="user", itemCol="item", ratingCol="rating", maxIter=1, coldStartStrategy="drop", seed=0)
     grid = ParamGridBuilder().addGrid(als.rank, [2, 4]).build()
     evaluator = RankingEvaluator(metricName="ndcg@10", qidCol="user", labelCol="rating", predictionCol="prediction")
     search = TrainValidationSplit(estimator=als, estimatorParamMaps=grid, evaluator=evaluator, trainRatio=0.75, seed=0)
