@@ -68,6 +68,7 @@ def test_two_gloo_ranks_report_every_query_exactly():
     assert sum(n for _, _, n in results) == 59  # query 0 is held open on both ranks, joined by the merge
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 def test_without_a_process_group_the_local_report():
     y_true, y_score, qid = log()
     accumulator = DistributedRankingAccumulator(["ndcg@10"]).update(y_true, y_score, torch.from_numpy(qid))
