@@ -49,7 +49,8 @@ from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report, ranking_
 spark = (
     SparkSession.builder.master("local[2]")
     .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "4")
+    .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.default.parallelism", "2")
     .config("spark.ui.showConsoleProgress", "false")
     .getOrCreate()
 )
@@ -57,7 +58,9 @@ spark.sparkContext.setLogLevel("ERROR")
 ratings = spark.createDataFrame(pairs)
 train, test = ratings.randomSplit([0.8, 0.2], seed=0)
 
-als = ALS(userCol="user", itemCol="item", ratingCol="rating", maxIter=5, coldStartStrategy="drop", seed=0)
+# Small data: two blocks of users and of items (one per core) rather than ALS's ten.
+als = ALS(userCol="user", itemCol="item", ratingCol="rating", maxIter=5, coldStartStrategy="drop", seed=0,
+          numUserBlocks=2, numItemBlocks=2)  # fmt: skip
 grid = ParamGridBuilder().addGrid(als.rank, [2, 8]).addGrid(als.regParam, [0.5]).build()
 evaluator = RankingEvaluator(metricName="ndcg@10", qidCol="user", labelCol="rating", predictionCol="prediction")
 search = CrossValidator(estimator=als, estimatorParamMaps=grid, evaluator=evaluator, numFolds=2, parallelism=2, seed=0)
@@ -70,11 +73,13 @@ print(f"chosen: rank {best.rank}, regParam {best._java_obj.parent().getRegParam(
 # %%
 # The chosen model on the test ratings
 # ------------------------------------
-# The same rows, every metric at once, and the same through lists: ALS's top 10 for each user
-# (``recommendForAllUsers``, an array of (item, rating) structs) beside the user's test items and
-# their ratings as grades, the layout of Spark's own evaluator, here graded.
+# The same rows, every metric at once (a binary metric counts ratings of 4 and 5 as relevant: every
+# held-out item has a rating, so with the default threshold of 1 all would be), and the same through
+# lists: ALS's top 10 for each user (``recommendForAllUsers``, an array of (item, rating) structs)
+# beside the user's test items and their ratings as grades, the layout of Spark's own evaluator, here
+# graded.
 predictions = best.transform(test)
-report = ranking_report(predictions, metrics=["ndcg@10", "ndcg_exp@10", "map"], qid_col="user",
+report = ranking_report(predictions, metrics=["ndcg@10", "ndcg_exp@10", "map(relevance_threshold=4)"], qid_col="user",
                         label_col="rating", score_col="prediction")  # fmt: skip
 print({name: round(value, 4) for name, value in report.items()})
 
