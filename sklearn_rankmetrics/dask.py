@@ -7,13 +7,12 @@ accumulators merge (as Spark's do) and reduce as the in-memory report does.
 """
 
 import numbers
-import warnings
 
 import numpy as np
 
 from ._core._validation import check_flag, check_zero_division, plain
 from .registry._names import parse_metric_name
-from .registry._report import ranking_report as in_memory_report
+from .registry._report import interval_request
 from .streaming._accumulator import RankingAccumulator
 
 __all__ = ["ranking_report"]
@@ -37,31 +36,22 @@ def numbers_as_floats(ids):
     return ids.map(lambda value: float(value) if isinstance(value, numbers.Real) else value)
 
 
-def per_query_values(frame, *, query, label, score, weight, metrics, ties):
+def per_query_values(frame, *, query, label, score, weight, metrics, ties, accumulating):
     """One partition's per-query values (nan where undefined), the query's weight and id, as a pandas DataFrame."""
     import pandas as pd
 
     columns = {query: frame[query].iloc[:0], **{name: pd.Series([], dtype=float) for name in metrics}}
     if len(frame) == 0:
         return pd.DataFrame({**columns, WEIGHT: pd.Series([], dtype=float)})
-    if ROW in frame:  # the shuffle moved the rows: back to the frame's order, which stable ties follow
-        frame = frame.sort_values(ROW, kind="stable")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the reduction warns once, for the whole log
-        report = in_memory_report(
-            frame[label].to_numpy(),
-            frame[score].to_numpy(),
-            qid=frame[query].to_numpy(),
-            metrics=metrics,
-            ties=ties,
-            sample_weight=None if weight is None else frame[weight].to_numpy(),
-            average=False,
-            zero_division=np.nan,
-        )
+    accumulator = partition_accumulator(
+        frame, query=query, label=label, score=score, weight=weight, metrics=metrics, ties=ties,
+        accumulating={**accumulating, "zero_division": np.nan},
+    )  # fmt: skip
+    report = accumulator.compute(average=False)
     ids = report.pop("qid")
     if weight is None:
         weights = np.ones(len(ids))
-    else:  # constant within a query (the report checked it): the first row of each
+    else:  # constant within a query (the accumulator checked it): the first row of each
         first = frame.drop_duplicates(subset=query)
         weights = first.set_index(query)[weight].reindex(ids).to_numpy(dtype=float)
     return pd.DataFrame({query: ids, **report, WEIGHT: weights})
@@ -182,12 +172,13 @@ def ranking_report(
         key = SHUFFLE_KEY
         rows = rows.assign(**{key: rows[query].map_partitions(numbers_as_floats, meta=(key, object))})
     shuffled = rows.shuffle(on=key)
-    if not average:
-        if confidence_level is not None:
-            raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
-        meta = per_query_values(rows._meta, **options)
-        return shuffled.map_partitions(per_query_values, **options, meta=meta).drop(columns=WEIGHT)
+    interval_request(average, confidence_level, n_resamples, random_state)
     accumulating = accumulator_options(metrics, ties, zero_division, lambda: frame[label].max().compute())
+    if not average:
+        meta = per_query_values(rows._meta, **options, accumulating=accumulating)
+        return shuffled.map_partitions(per_query_values, **options, accumulating=accumulating, meta=meta).drop(
+            columns=WEIGHT
+        )
     parts = [dask.delayed(partition_accumulator)(part, **options, accumulating=accumulating)
              for part in shuffled.to_delayed()]  # fmt: skip
     merged = RankingAccumulator(**accumulating)

@@ -112,8 +112,6 @@ def ranking_report(
     >>> report["mrr"]  # mean, then the interval: with two queries it spans their values
     (0.75, 0.5, 1.0)
     """
-    if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     check_zero_division(zero_division)
     resampling = interval_request(average, confidence_level, n_resamples, random_state)
     names, requests = metric_requests(metrics, zero_division, caller="ranking_report")
