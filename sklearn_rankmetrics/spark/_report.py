@@ -214,7 +214,7 @@ def ranking_report_from_lists(
     ... # doctest: +SKIP
     >>> report = ranking_report_from_lists(df, metrics=["ndcg@3", "recall@3"], grades_col="grades")  # doctest: +SKIP
     >>> {name: round(value, 4) for name, value in report.items()}  # doctest: +SKIP
-    {'ndcg@3': 0.4786, 'recall@3': 0.5}
+    {'ndcg@3': 0.4796, 'recall@3': 0.5}
     """
     import_spark()
     from pyspark.sql import functions

@@ -166,3 +166,15 @@ def test_train_validation_split_tunes_als_by_graded_ndcg(spark):
     search = TrainValidationSplit(estimator=als, estimatorParamMaps=grid, evaluator=evaluator, trainRatio=0.75, seed=0)
     model = search.fit(spark.createDataFrame(ratings))
     assert len(model.validationMetrics) == 2 and all(0 < value <= 1 for value in model.validationMetrics)
+
+
+def test_the_docstring_examples_give_what_they_print(spark):
+    """The docstrings' examples skip where no session runs; here they do."""
+    df = spark.createDataFrame(
+        [(1, 3, 0.9), (1, 2, 0.3), (1, 0, 0.5), (2, 1, 0.1), (2, 0, 0.8), (2, 2, 0.4)], ["qid", "label", "score"]
+    )
+    report = spark_report(df, metrics=["ndcg@10", "mrr"])
+    assert {name: round(value, 4) for name, value in report.items()} == {"ndcg@10": 0.8041, "mrr": 0.75}
+    lists = spark.createDataFrame([([5, 3, 9], [3, 7], [2.0, 1.0])], ["recommendations", "relevant", "grades"])
+    report = ranking_report_from_lists(lists, metrics=["ndcg@3", "recall@3"], grades_col="grades")
+    assert {name: round(value, 4) for name, value in report.items()} == {"ndcg@3": 0.4796, "recall@3": 0.5}
