@@ -184,6 +184,8 @@ def ranking_report(
     merged = RankingAccumulator(**accumulating)
     for part in dask.compute(*parts):  # one pass over the shuffled log
         merged.merge(part)
+    if not merged.n_queries:
+        raise ValueError("frame has no rows: a ranking metric needs at least one document.")
     return merged.compute(confidence_level=confidence_level, n_resamples=n_resamples, random_state=random_state)
 
 

@@ -269,6 +269,8 @@ def merged_report(states, options, average, confidence_level, n_resamples, rando
         if row["error"] is not None:
             raise ValueError(row["error"])
         merged.merge(pickle.loads(row["state"]))
+    if not merged.n_queries:
+        raise ValueError("df has no rows: a ranking metric needs at least one document.")
     try:
         return merged.compute(
             average=average, confidence_level=confidence_level, n_resamples=n_resamples, random_state=random_state

@@ -4,6 +4,7 @@ import inspect
 from collections import namedtuple
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._array_api import to_numpy
 from .._core._inputs import rank_queries
@@ -19,6 +20,7 @@ from .._core._validation import (
     check_zero_division,
     plain,
 )
+from .._core._warnings import warn
 from ..registry._report import interval_request, measure_ranking, metric_requests, report_depth, report_of_values
 
 WINDOW_BY = ("queries", "batches")
@@ -276,6 +278,12 @@ class RankingAccumulator:
         if self._held is not None:
             measured.append(self._measure(self._held, self.n_batches))
         ids, weights, values, defined = per_query_table(measured, len(self.metrics))
+        if average and not len(ids):
+            warn(
+                "The accumulator holds no query (no update yet, or an empty window): every mean is nan.",
+                UndefinedMetricWarning,
+            )
+            return dict.fromkeys(self.metrics, float("nan"))
         zero_divisions = [zero_division for _, _, zero_division in self._requests]
         filled = [
             np.where(mask, column, value) for column, mask, value in zip(values, defined, zero_divisions, strict=True)

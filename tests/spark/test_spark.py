@@ -79,6 +79,8 @@ def test_nulls_missing_columns_and_bad_names_are_refused_clearly(spark):
         spark_report(df, metrics=["ndcg"], label_col="relevance")
     with pytest.raises(ValueError, match="not a ranking metric name"):
         spark_report(df, metrics=["ndgc@10"])
+    with pytest.raises(ValueError, match="df has no rows"):
+        spark_report(df.where("qid > 1"), metrics=["ndcg"])
 
 
 def lists():

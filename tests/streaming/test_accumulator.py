@@ -198,8 +198,9 @@ def test_window_of_last_queries_and_of_last_batches():
 
 def test_empty_accumulator_reports_nan_with_a_warning_and_reset_empties():
     accumulator = RankingAccumulator(["ndcg"])
-    with pytest.warns(UndefinedMetricWarning):
+    with pytest.warns(UndefinedMetricWarning, match="holds no query"):
         assert np.isnan(accumulator.compute()["ndcg"])
+    assert accumulator.compute(average=False)["ndcg"].shape == (0,)
     accumulator.update([1, 0], [0.3, 0.1], [1, 1]).reset()
     assert accumulator.n_queries == 0 and accumulator.n_batches == 0
 
