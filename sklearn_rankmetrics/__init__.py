@@ -80,6 +80,7 @@ _EXPORTS = {
         "topic_set_size_anova",
         "topic_set_size_ci",
     ),
+    ".streaming": ("DistributedRankingAccumulator", "RankingAccumulator"),
     ".datasets": ("load_lambdarank", "load_svmlight_ranking", "make_ranking", "qid_from_sizes"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
@@ -98,7 +99,9 @@ __getattr__, __dir__ = lazy_exports(
         "model_selection",
         "recommenders",
         "registry",
+        "spark",
         "stats",
+        "streaming",
         "trec",
         "trec_eval",
     ),

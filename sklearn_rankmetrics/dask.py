@@ -1,21 +1,19 @@
 """Ranking metrics of logs too big for one machine, on Dask (the ``dask`` extra).
 
 Every query's rows are brought into one partition (Dask's shuffle on the
-query column), each partition computes exact per-query values with
-:func:`sklearn_rankmetrics.ranking_report`, and the means are reduced
-from per-query sums: the in-memory report's values, equal to rounding (the
-sums add in another order, so a mean may differ in its last digit).
+query column), each partition measures its queries into a
+:class:`~sklearn_rankmetrics.RankingAccumulator`, and the partitions'
+accumulators merge (as Spark's do) and reduce as the in-memory report does.
 """
 
 import numbers
-import warnings
 
 import numpy as np
 
 from ._core._validation import check_flag, check_zero_division, plain
 from .registry._names import parse_metric_name
-from .registry._report import ranking_report as in_memory_report
-from .registry._report import warn_undefined_queries
+from .registry._report import interval_request
+from .streaming._accumulator import RankingAccumulator
 
 __all__ = ["ranking_report"]
 
@@ -38,31 +36,22 @@ def numbers_as_floats(ids):
     return ids.map(lambda value: float(value) if isinstance(value, numbers.Real) else value)
 
 
-def per_query_values(frame, *, query, label, score, weight, metrics, ties):
+def per_query_values(frame, *, query, label, score, weight, metrics, ties, accumulating):
     """One partition's per-query values (nan where undefined), the query's weight and id, as a pandas DataFrame."""
     import pandas as pd
 
     columns = {query: frame[query].iloc[:0], **{name: pd.Series([], dtype=float) for name in metrics}}
     if len(frame) == 0:
         return pd.DataFrame({**columns, WEIGHT: pd.Series([], dtype=float)})
-    if ROW in frame:  # the shuffle moved the rows: back to the frame's order, which stable ties follow
-        frame = frame.sort_values(ROW, kind="stable")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the reduction warns once, for the whole log
-        report = in_memory_report(
-            frame[label].to_numpy(),
-            frame[score].to_numpy(),
-            qid=frame[query].to_numpy(),
-            metrics=metrics,
-            ties=ties,
-            sample_weight=None if weight is None else frame[weight].to_numpy(),
-            average=False,
-            zero_division=np.nan,
-        )
+    accumulator = partition_accumulator(
+        frame, query=query, label=label, score=score, weight=weight, metrics=metrics, ties=ties,
+        accumulating={**accumulating, "zero_division": np.nan},
+    )  # fmt: skip
+    report = accumulator.compute(average=False)
     ids = report.pop("qid")
     if weight is None:
         weights = np.ones(len(ids))
-    else:  # constant within a query (the report checked it): the first row of each
+    else:  # constant within a query (the accumulator checked it): the first row of each
         first = frame.drop_duplicates(subset=query)
         weights = first.set_index(query)[weight].reindex(ids).to_numpy(dtype=float)
     return pd.DataFrame({query: ids, **report, WEIGHT: weights})
@@ -79,6 +68,9 @@ def ranking_report(
     ties="average",
     average=True,
     zero_division=0.0,
+    confidence_level=None,
+    n_resamples=10_000,
+    random_state=None,
 ):
     """Several ranking metrics of a Dask DataFrame of (query, label, score) rows, as in memory (to rounding).
 
@@ -103,11 +95,19 @@ def ranking_report(
         relevant document).
     zero_division : {0.0, 1.0, np.nan}, default=0.0
         Value of a query without a relevant document in the means.
+    confidence_level : float, default=None
+        With a level such as 0.95 (and ``average=True``), each mean with its
+        bootstrap interval over queries, as in memory.
+    n_resamples : int, default=10_000
+        Bootstrap resamples of the queries, for the intervals.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the resampling.
 
     Returns
     -------
     report : dict or dask.dataframe.DataFrame
-        Metric name to its mean, or the per-query values.
+        Metric name to its mean (or ``(mean, ci_low, ci_high)``), or the
+        per-query values.
 
     See Also
     --------
@@ -119,9 +119,14 @@ def ranking_report(
     then holds whole queries, so per-query values are exact. With
     ``ties="stable"`` each row first gets its place in the frame (a running
     count over the partitions), and each partition puts its rows back in
-    that order, so that tied scores keep the frame's order. The means are
-    sums of per-query values (undefined queries counted apart) divided by
-    sums of weights: they equal the in-memory report's to rounding.
+    that order, so that tied scores keep the frame's order. Each partition
+    measures its queries into a :class:`~sklearn_rankmetrics.RankingAccumulator`;
+    the accumulators merge, sort the queries by id and reduce with the
+    in-memory code, so the means (and intervals) are the in-memory report's
+    (to the last bit where the labels are whole grades up to 64; otherwise
+    NDCG's ideal gain may be summed in another order: to rounding). ERR,
+    nERR, INST and INSQ without a ``max_grade`` take the frame's largest
+    label, found by one pass first.
 
     Dask turns object columns into strings by default (its
     ``dataframe.convert-string`` option) when the frame is built, before this
@@ -160,41 +165,53 @@ def ranking_report(
         # The shuffle does not keep the rows' order: number them first, across the partitions in order.
         rows = rows.assign(**{ROW: 1})
         rows = rows.assign(**{ROW: rows[ROW].cumsum()})
-    meta = per_query_values(rows._meta, **options)
     key = query
     if rows[query].dtype == object:
         # pandas hashes the values of an object column through str(): 5 and 5.0, one query, would
         # be shuffled apart. A key with every number as a float keeps equal ids together.
         key = SHUFFLE_KEY
         rows = rows.assign(**{key: rows[query].map_partitions(numbers_as_floats, meta=(key, object))})
-    per_query = rows.shuffle(on=key).map_partitions(per_query_values, **options, meta=meta)
+    shuffled = rows.shuffle(on=key)
+    interval_request(average, confidence_level, n_resamples, random_state)
+    accumulating = accumulator_options(metrics, ties, zero_division, lambda: frame[label].max().compute())
     if not average:
-        return per_query.drop(columns=WEIGHT)
-    return reduce_means(dask, per_query, metrics, zero_division)
-
-
-def reduce_means(dask, per_query, metrics, zero_division):
-    """Each metric's weighted mean from per-query sums: defined queries, and undefined ones counted apart."""
-    weights = per_query[WEIGHT]
-    sums = {}
-    for name in metrics:
-        defined = per_query[name].notnull()
-        sums[name] = (
-            (per_query[name].fillna(0.0) * weights).sum(),
-            weights.where(defined, 0.0).sum(),
-            weights.where(~defined, 0.0).sum(),
-            (~defined).sum(),
+        meta = per_query_values(rows._meta, **options, accumulating=accumulating)
+        return shuffled.map_partitions(per_query_values, **options, accumulating=accumulating, meta=meta).drop(
+            columns=WEIGHT
         )
-    computed, n_queries = dask.compute(sums, per_query.shape[0])  # one pass over the shuffled log
-    report, undefined = {}, {}
-    for name, (total, defined_weight, undefined_weight, n_undefined) in computed.items():
-        value = parse_metric_name(name)[1].get("zero_division", zero_division)
-        if np.isnan(value):
-            report[name] = float(total / defined_weight) if defined_weight > 0 else float("nan")
-        else:
-            report[name] = float((total + value * undefined_weight) / (defined_weight + undefined_weight))
-            if n_undefined:
-                undefined[name] = (int(n_undefined), value)
-    if undefined:
-        warn_undefined_queries(undefined, int(n_queries))
-    return report
+    parts = [dask.delayed(partition_accumulator)(part, **options, accumulating=accumulating)
+             for part in shuffled.to_delayed()]  # fmt: skip
+    merged = RankingAccumulator(**accumulating)
+    for part in dask.compute(*parts):  # one pass over the shuffled log
+        merged.merge(part)
+    if not merged.n_queries:
+        raise ValueError("frame has no rows: a ranking metric needs at least one document.")
+    return merged.compute(confidence_level=confidence_level, n_resamples=n_resamples, random_state=random_state)
+
+
+def accumulator_options(metrics, ties, zero_division, largest_label):
+    """The accumulators' options; metrics that divide by the top grade get the largest label, as in memory."""
+    options = {"metrics": metrics, "ties": ties, "zero_division": zero_division}
+    try:
+        RankingAccumulator(**options)
+    except ValueError as error:
+        if "max_grade" not in str(error):
+            raise
+        top = float(largest_label())
+        options["max_grade"] = top if top > 0 else 1.0
+    return options
+
+
+def partition_accumulator(frame, *, query, label, score, weight, metrics, ties, accumulating):
+    """One partition's whole queries, measured into an accumulator."""
+    accumulator = RankingAccumulator(**accumulating)
+    if len(frame) == 0:
+        return accumulator
+    if ROW in frame:  # the shuffle moved the rows: back to the frame's order, which stable ties follow
+        frame = frame.sort_values(ROW, kind="stable")
+    return accumulator.update(
+        frame[label].to_numpy(),
+        frame[score].to_numpy(),
+        frame[query].to_numpy(),
+        sample_weight=None if weight is None else frame[weight].to_numpy(),
+    )

@@ -151,3 +151,15 @@ def test_grid_search_runs_on_the_dask_joblib_backend(client):
     for key in ("mean_test_ndcg", "mean_test_map", "split0_test_ndcg"):
         np.testing.assert_allclose(on_dask.cv_results_[key], local.cv_results_[key], rtol=1e-12)
     assert on_dask.best_params_ == local.best_params_
+
+
+def test_dask_merges_accumulators_to_the_last_bit_with_intervals_and_the_top_grade(client):
+    rows = log(2)
+    metrics = ["ndcg@10", "err@20", "nerr@5", "map"]  # ERR and nERR take the log's largest label, as in memory
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ours = dask_report(dd.from_pandas(rows, npartitions=6), metrics=metrics, zero_division=np.nan,
+                           confidence_level=0.9, n_resamples=200, random_state=0)  # fmt: skip
+        expected = ranking_report(rows["label"], rows["score"], qid=rows["qid"], metrics=metrics, zero_division=np.nan,
+                                  confidence_level=0.9, n_resamples=200, random_state=0)  # fmt: skip
+    assert ours == expected

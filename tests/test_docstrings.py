@@ -7,6 +7,8 @@ import pytest
 
 import sklearn_rankmetrics
 import sklearn_rankmetrics.dask
+import sklearn_rankmetrics.spark
+import sklearn_rankmetrics.streaming
 import sklearn_rankmetrics.trec
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
@@ -24,19 +26,28 @@ TREC = [
     if inspect.isfunction(getattr(sklearn_rankmetrics.trec, name))
     or inspect.isclass(getattr(sklearn_rankmetrics.trec, name))
 ] + [f"dask.{name}" for name in sklearn_rankmetrics.dask.__all__]
+ACCUMULATOR = [f"RankingAccumulator.{name}" for name in ("update", "merge", "compute", "reset")]
+WINGS = [f"streaming.{name}" for name in sklearn_rankmetrics.streaming.__all__] + ACCUMULATOR
+try:
+    import pyspark  # noqa: F401
+
+    WINGS += [f"spark.{name}" for name in sklearn_rankmetrics.spark.__all__]
+except ImportError:  # the Evaluator subclasses pyspark's: checked where pyspark is
+    WINGS += ["spark.ranking_report", "spark.ranking_report_from_lists"]
 
 
-@pytest.mark.parametrize("name", PUBLIC + METHODS + TREC)
+@pytest.mark.parametrize("name", PUBLIC + METHODS + TREC + WINGS)
 def test_numpydoc(name):
+    methods = METHODS + ACCUMULATOR
     errors = [
         (code, message)
         for code, message in numpydoc_validate(f"sklearn_rankmetrics.{name}")["errors"]
-        if code not in ACCEPTED and not (code in ("EX01", "SA01") and name in METHODS)
+        if code not in ACCEPTED and not (code in ("EX01", "SA01") and name in methods)
     ]
     assert not errors, errors
 
 
-@pytest.mark.parametrize("package", ["", ".metrics", ".model_selection", ".stats"])
+@pytest.mark.parametrize("package", ["", ".metrics", ".model_selection", ".stats", ".streaming"])
 def test_all_is_exactly_the_public_names(package):
     package = importlib.import_module(f"sklearn_rankmetrics{package}")
     public = {

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from joblib.parallel import BatchedCalls  # the tasks that joblib's workers run
 from sklearn.pipeline import Pipeline
 
+from .._core._frames import column_labels
 from .._core._query_ids import distinct_query_ids, query_id_array
 from .._core._validation import plain
 from .._core._warnings import warn
@@ -294,7 +295,7 @@ def reaches_model(estimator, X, column):
     GroupedRanker drops its ``qid_column``. Where a step cannot tell its output
     names, only a GroupedRanker's own column drop is judged.
     """
-    labels = list(X.columns) if hasattr(X, "columns") else None
+    labels = column_labels(X)
     n_columns = X.shape[1] if hasattr(X, "shape") else np.shape(X)[1]
     position = column_position(column, labels, n_columns)
     if position is None:

@@ -7,6 +7,7 @@ from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.random import sample_without_replacement
 
+from .._core._frames import column_labels, frame_library
 from .._core._query_ids import encode_qid
 from .._core._validation import check_flag, check_integer, check_same_length, plain
 from ._guards import column_holding
@@ -120,6 +121,8 @@ def permutation_importance(
     >>> within.importances_mean.round(3)
     array([0.018, 0.236, 0.118, 0.   ])
     """
+    if frame_library(X) in ("polars", "pyarrow"):
+        X = X.to_pandas()  # permuted column by column, as a pandas frame is: the column labels are kept
     if not hasattr(X, "iloc"):
         X = check_array(X, ensure_all_finite="allow-nan", dtype=None)
     scorers, several = check_scoring(scoring)
@@ -196,8 +199,9 @@ def qid_column_positions(estimator, scorers, X, qid):
     found = scored_ranker(estimator)
     if found is not None and found[1] is None:  # a GroupedRanker that receives X itself
         named.append(found[0].qid_column)
-    named.append(column_holding(X, qid))
-    labels = list(X.columns) if hasattr(X, "columns") else None
+    if qid is not None:
+        named.append(column_holding(X, qid))
+    labels = column_labels(X)
     positions = []
     for column in named:
         position = None if column is None else column_position(column, labels, X.shape[1])

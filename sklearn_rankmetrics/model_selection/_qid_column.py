@@ -14,6 +14,8 @@ import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.pipeline import Pipeline
 
+from .._core._frames import column_at as frame_column_at
+from .._core._frames import column_labels, without_column
 from .._core._query_ids import encode_qid, query_id_array
 from .._core._validation import plain
 
@@ -38,8 +40,10 @@ NON_ROUTING = {
 def split_qid_column(X, qid_column):
     """Return ``X`` without the column ``qid_column`` and that column as a 1-D array."""
     X, column = locate_qid_column(X, qid_column)
+    if column_labels(X) is not None:
+        return without_column(X, column), column_at(X, column)
     kept = np.flatnonzero(np.arange(X.shape[1]) != column)
-    return (X.iloc[:, kept] if hasattr(X, "iloc") else X[:, kept]), column_at(X, column)
+    return X[:, kept], column_at(X, column)
 
 
 def qid_column_values(X, qid_column):
@@ -48,33 +52,35 @@ def qid_column_values(X, qid_column):
 
 
 def column_at(X, column):
-    """The column at position ``column`` of a DataFrame, an array or a CSR/CSC matrix, as a 1-D array."""
-    if hasattr(X, "iloc"):
-        return np.asarray(X.iloc[:, column])
+    """The column at position ``column`` of a data frame (pandas, Polars, pyarrow), an array or a CSR/CSC matrix,
+    as a 1-D array."""
+    if column_labels(X) is not None:
+        return frame_column_at(X, column)
     return X[:, [column]].toarray().ravel() if sp.issparse(X) else np.asarray(X)[:, column]
 
 
 def locate_qid_column(X, qid_column):
     """``X`` in a form whose columns can be selected, and the position of the column ``qid_column``.
 
-    A DataFrame's column by label, or by position for an integer not among
-    the labels; an array's or sparse matrix's by position, negative ones from
-    the end. Raises a ValueError naming ``qid_column`` when it names no
-    column, or several.
+    A data frame's column (pandas, Polars, pyarrow) by label, or by position
+    for an integer not among the labels; an array's or sparse matrix's by
+    position, negative ones from the end. Raises a ValueError naming
+    ``qid_column`` when it names no column, or several.
     """
-    if hasattr(X, "columns"):
-        matches = int(np.sum(np.asarray(X.columns == qid_column))) if qid_column in X.columns else 0
-        if matches > 1:
+    labels = column_labels(X)
+    if labels is not None:  # a DataFrame (pandas, Polars, pyarrow): by label, or by position for an integer not a label
+        matches = [position for position, label in enumerate(labels) if is_same_label(label, qid_column)]
+        if len(matches) > 1:
             raise ValueError(
-                f"qid_column={plain(qid_column)!r} names {matches} columns of X; it must name exactly one. "
+                f"qid_column={plain(qid_column)!r} names {len(matches)} columns of X; it must name exactly one. "
                 "Rename or drop the duplicate columns."
             )
+        if not matches and isinstance(qid_column, numbers.Integral) and 0 <= qid_column < len(labels):
+            matches = [int(qid_column)]
         if matches:
-            return X, int(np.flatnonzero(np.asarray(X.columns == qid_column))[0])
-        if isinstance(qid_column, numbers.Integral) and 0 <= qid_column < X.shape[1]:
-            return X, int(qid_column)
+            return X, matches[0]
         raise ValueError(
-            f"qid_column={plain(qid_column)!r} is not a column of X; X has the columns {plain(list(X.columns))}. "
+            f"qid_column={plain(qid_column)!r} is not a column of X; X has the columns {plain(labels)}. "
             "Pass the label or the position of the column that holds the query ids."
         )
     if not isinstance(qid_column, numbers.Integral) or isinstance(qid_column, bool):

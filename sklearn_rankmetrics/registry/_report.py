@@ -138,22 +138,9 @@ def ranking_report(
     >>> report["mrr"]  # mean, then the interval: with two queries it spans their values
     (0.75, 0.5, 1.0)
     """
-    if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
     check_zero_division(zero_division)
-    check_flag("average", average)
-    rng = None
-    if confidence_level is not None:
-        if not average:
-            raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
-        n_resamples, confidence_level, rng = check_resampling(n_resamples, confidence_level, random_state)
-    names, requests, functions = list(metrics), [], []  # each metric's kernel, its options and its zero_division
-    if not names:
-        raise ValueError("metrics names no metric: pass at least one metric name, such as ['ndcg@10'].")
-    for name in names:
-        function, kernel, options = shared_kernel(name, caller="ranking_report", set_by_caller=SET_BY_THE_REPORT)
-        requests.append((kernel, options, options.pop("zero_division", zero_division)))
-        functions.append(function)
+    resampling = interval_request(average, confidence_level, n_resamples, random_state)
+    names, requests, functions = metric_requests(metrics, zero_division, caller="ranking_report")
     zero_divisions = [name_zero_division for _, _, name_zero_division in requests]
     if candidates is None:
         check_without_candidates(sampled_correction, n_items)
@@ -164,24 +151,26 @@ def ranking_report(
         if sampled_correction is not None:
             estimates = CorrectedEstimates(rows, sampled_correction, ties=ties, sample_weight=sample_weight)
             found = [estimates.of(function, request[1]) for function, request in zip(functions, requests, strict=True)]
+            n_resamples, confidence_level, rng = resampling or (n_resamples, None, None)
             return estimates.report(names, found, zero_divisions, average, confidence_level, n_resamples, rng)
         y_score = rows.restricted_scores()  # the metrics on the candidates: the other items are not ranked
     inputs = (y_true, y_score, qid, sample_weight)
     found = namespace_of(inputs)
     if found is not None:  # arrays of another namespace, measured on their device
         return report_in_namespace(names, requests, inputs, ties=ties, average=average, namespace=found)
-    cutoffs = [options.get("k") for _, options, _ in requests]
-    depth = None if None in cutoffs else max(cutoffs)  # how deep any metric looks: a sparse y_true needs no more
     # The per-query table takes its ids from the rows in rank order (which a sparse y_true, without qid, skips).
     with_ids = not average and qid is not None
     ranked = rank_queries(
-        y_true, y_score, qid=qid, ties=ties, sample_weight=sample_weight, depth=depth, return_order=with_ids
+        y_true,
+        y_score,
+        qid=qid,
+        ties=ties,
+        sample_weight=sample_weight,
+        depth=report_depth(requests),
+        return_order=with_ids,
     )
     ranking, order = ranked if with_ids else (ranked, None)
-    _ = ranking.positions  # computed once here rather than by several threads at once
-    # The metrics only read the shared ranking, and numpy releases the GIL in
-    # its loops: they run side by side, one per core.
-    results = map_in_threads(lambda request: request[0](ranking, **request[1]), requests)
+    results = measure_ranking(ranking, requests)
     filled = [
         ranking.fill_undefined(values, defined, name_zero_division)
         for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
@@ -192,15 +181,67 @@ def ranking_report(
             "qid": query_ids(qid, first_rows, ranking.n_queries, ranking.ops),
             **dict(zip(names, filled, strict=True)),
         }
-    means = ranking.means(filled)
-    n_undefined = [int(np.count_nonzero(~defined)) for _, defined in results]
-    intervals = [
-        mean_interval(ranking, values, defined, name_zero_division, n_resamples, confidence_level, rng)
-        if confidence_level is not None
-        else ()
-        for (values, defined), name_zero_division in zip(results, zero_divisions, strict=True)
-    ]
-    return reported(names, means, intervals, n_undefined, zero_divisions, ranking.n_queries)
+    defined = [defined for _, defined in results]
+    return report_of_values(names, filled, defined, zero_divisions, ranking.query_weights, resampling=resampling)
+
+
+def interval_request(average, confidence_level, n_resamples, random_state):
+    """The checked ``average``, and the resampling of the intervals (n_resamples, confidence_level, rng) or None."""
+    check_flag("average", average)
+    if confidence_level is None:
+        return None
+    if not average:
+        raise ValueError("confidence_level needs average=True: an interval is about the mean over queries.")
+    return check_resampling(n_resamples, confidence_level, random_state)
+
+
+def metric_requests(metrics, zero_division, *, caller):
+    """The metric names; each one's kernel, options and zero_division (its name's, or ``zero_division``); and each
+    one's metric function."""
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of metric names, such as [{plain(metrics)!r}]; got a string.")
+    names, requests, functions = list(metrics), [], []
+    if not names:
+        raise ValueError("metrics names no metric: pass at least one metric name, such as ['ndcg@10'].")
+    for name in names:
+        function, kernel, options = shared_kernel(name, caller=caller, set_by_caller=SET_BY_THE_REPORT)
+        requests.append((kernel, options, options.pop("zero_division", zero_division)))
+        functions.append(function)
+    return names, requests, functions
+
+
+def report_depth(requests):
+    """How deep any metric looks (None: to the end); a sparse y_true needs no more."""
+    cutoffs = [options.get("k") for _, options, _ in requests]
+    return None if None in cutoffs else max(cutoffs)
+
+
+def measure_ranking(ranking, requests):
+    """Each metric's per-query ``(values, defined)`` on one ranking, the metrics side by side on the cores.
+
+    A query's values depend on its own rows alone (segment reductions), so
+    they are the same, to the bit, whatever other queries share the ranking:
+    the accumulators rest on it.
+    """
+    _ = ranking.positions  # computed once here rather than by several threads at once
+    # The metrics only read the shared ranking, and numpy releases the GIL in its loops.
+    return map_in_threads(lambda request: request[0](ranking, **request[1]), requests)
+
+
+def report_of_values(names, filled, defined, zero_divisions, weights, *, resampling=None):
+    """The report of per-query values in the order of the query ids: each metric's (weighted) mean over the
+    queries that enter it, its bootstrap interval (``resampling``: n_resamples, confidence_level, rng), and the
+    warning about undefined queries.
+
+    ``filled``: each metric's values with its zero_division where the metric is
+    undefined (``defined`` False). In-memory reports and accumulators alike end
+    here, so that equal per-query values in the same order give equal reports.
+    """
+    means = reported_means([numpy_mean_without_nan(values, weights) for values in filled])
+    intervals = [() if resampling is None else mean_interval(values, weights, *resampling) for values in filled]
+    n_undefined = [int(np.count_nonzero(~mask)) for mask in defined]
+    n_queries = len(filled[0]) if filled else 0
+    return reported(names, means, intervals, n_undefined, zero_divisions, n_queries)
 
 
 class CorrectedEstimates:
@@ -288,13 +329,12 @@ def query_ids(qid, first_rows, n_queries, ops):
     return ops.asarray(ids) if ids.dtype.kind in "biuf" else ids
 
 
-def mean_interval(ranking, values, defined, zero_division, n_resamples, confidence_level, rng):
-    """The bootstrap interval of a metric's (weighted) mean over the queries that enter it."""
-    values = ranking.aggregate(values, defined, average=False, zero_division=zero_division)
+def mean_interval(values, weights, n_resamples, confidence_level, rng):
+    """The bootstrap interval of a metric's (weighted) mean over the queries that enter it (``values`` not nan)."""
     kept = ~np.isnan(values)
     if not kept.any():
         return float("nan"), float("nan")
-    weights = None if ranking.query_weights is None else ranking.query_weights[kept]
+    weights = None if weights is None else weights[kept]
     return bootstrap_interval(values[kept], n_resamples, confidence_level, rng, weights)
 
 

@@ -13,6 +13,7 @@ do not differ significantly (Welch's t-test over the run means).
 import numpy as np
 from scipy import stats
 
+from .._core._frames import frame_rows
 from .._core._validation import plain
 from .._core._warnings import warn
 
@@ -45,7 +46,10 @@ def runs_of(name, scores, shape):
             return list(scores)
     elif hasattr(scores, "shape") and len(scores.shape) == len(shape) + 1 and tuple(scores.shape)[1:] == shape:
         # An array of stacked runs, one run a row; a DataFrame's rows too (iterating it would give its columns).
-        return [scores.iloc[i].to_numpy() for i in range(len(scores))] if hasattr(scores, "iloc") else list(scores)
+        if hasattr(scores, "iloc"):
+            return [scores.iloc[i].to_numpy() for i in range(len(scores))]
+        rows = frame_rows(scores)  # a Polars DataFrame or pyarrow Table: its rows, not its columns
+        return list(scores) if rows is None else list(rows)
     return [scores]
 
 

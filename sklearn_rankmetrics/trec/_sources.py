@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 
+from .._core._frames import column_labels, column_named
 from ._general_reader import objects, packed, text
 from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes
 
@@ -88,12 +89,21 @@ PYTERRIER_COLUMNS = {"query_id": "qid", "doc_id": "docno", "relevance": "label",
 
 
 def frame_columns(frame, names, what):
-    """A DataFrame's columns of ``names`` (ir_measures' names), or PyTerrier's names for them, never a mixture."""
-    present = [str(column) for column in frame.columns]
+    """A data frame's columns of ``names`` (ir_measures' names), or PyTerrier's names for them, never a mixture.
+
+    pandas and Polars DataFrames and pyarrow Tables are read in place; another frame-like object by its
+    ``columns`` and ``frame[name].to_numpy()``.
+    """
+    labels = column_labels(frame)
+    if labels is None:  # another frame-like object: its columns by name
+        labels, read = list(frame.columns), lambda name: np.asarray(frame[name].to_numpy())
+    else:
+        read = lambda name: column_named(frame, name)  # noqa: E731
+    present = [str(column) for column in labels]
     layouts = (names, tuple(PYTERRIER_COLUMNS[name] for name in names))
     for layout in layouts:
         if all(name in present for name in layout):
-            return tuple(np.asarray(frame[name]) for name in layout)
+            return tuple(read(labels[present.index(name)]) for name in layout)
     layout = max(layouts, key=lambda layout: sum(name in present for name in layout))  # the one it nearly has
     missing = [name for name in layout if name not in present]
     other = dict(zip(layout, layouts[1] if layout is layouts[0] else layouts[0], strict=True))  # the other's name
