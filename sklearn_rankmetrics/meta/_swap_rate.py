@@ -10,6 +10,7 @@ without its Python overhead.
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .._core._resampling import Resamples, check_resampling
 from .._core._tolerance import rounding_tolerance, sum_tolerance, values_scale
@@ -185,7 +186,9 @@ def swap_rate(scores, *, subset_size=None, n_trials=1000, bin_width=0.01, random
             means = [subset_means(matrix, order[:, part]) for part in (slice(0, size), slice(size, 2 * size))]
             return pairs.counts(*means)
 
-        comparisons[s], swaps[s] = Resamples(n_trials, rng).sum(block)
+        # The products of subset_means are small: BLAS threads would only contend with the blocks' threads.
+        with threadpool_limits(limits=1, user_api="blas"):
+            comparisons[s], swaps[s] = Resamples(n_trials, rng).sum(block)
     return SwapRate(
         subset_sizes=sizes,
         bin_edges=np.arange(n_bins + 1) * bin_width,
