@@ -6,6 +6,8 @@ mapping ``{system: score}``, a pandas Series or DataFrame and a
 the argument and what it received.
 """
 
+import numbers
+
 import numpy as np
 
 from .._core._validation import as_float_array, check_finite, plain
@@ -73,7 +75,7 @@ def system_scores(values, name, *, metric=None):
         names, scores = None, values
     if names is not None and not len(names):
         raise ValueError(f"{name} is empty: give the score of every system (or query) to order, at least two.")
-    if names is None and not isinstance(scores, str) and scores is not None and np.size(scores) == 0:
+    if names is None and is_empty(scores):
         raise ValueError(f"{name} is empty: give the score of every system (or query) to order, at least two.")
     if names is not None and len(set(map(key_of, names))) != len(names):
         raise ValueError(f"{name} names a system twice; each system needs one score.")
@@ -82,6 +84,16 @@ def system_scores(values, name, *, metric=None):
     array = as_float_array(np.asarray(scores, dtype=object) if names is not None else scores, name)
     check_finite(array, name)
     return names, array, compared
+
+
+def is_empty(values):
+    """Whether ``values`` holds nothing (an empty sequence, mapping, array or table), without converting it."""
+    if values is None or isinstance(values, str | bytes):
+        return False
+    size = getattr(values, "size", None)
+    if isinstance(size, numbers.Integral):
+        return size == 0
+    return hasattr(values, "__len__") and len(values) == 0
 
 
 def key_of(name):

@@ -17,7 +17,7 @@ from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import as_float_array, check_flag, plain
 from .._core._warnings import warn
 from ..stats._paired_tests import mean_difference, pair_differences
-from ._inputs import is_frame, is_series, key_of
+from ._inputs import is_empty, is_frame, is_series, key_of
 
 # trec_eval's counts and strings, which repro_eval leaves out of every reproduction measure.
 EXCLUDED = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "relstring")
@@ -87,7 +87,7 @@ def check_same_measures(first, second, second_name):
 
 def query_table(scores, name):
     """(query ids or None, measure names or None, float64 values of shape (n_queries, n_measures))."""
-    if (hasattr(scores, "__len__") and not isinstance(scores, str) and not len(scores)) or np.size(scores) == 0:
+    if is_empty(scores):
         raise ValueError(f"{name} is empty: give the per-query scores of at least one query.")
     if is_frame(scores):
         measures = [column for column in scores.columns if column not in EXCLUDED]

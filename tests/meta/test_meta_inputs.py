@@ -181,6 +181,13 @@ def test_empty_leaderboards_and_score_tables_are_refused_as_empty():
         root_mean_squared_error({}, {})
     with pytest.raises(ValueError, match=r"scores is empty: give the per-query scores of at least two systems"):
         discriminative_power({})
+    with pytest.raises(ValueError, match=r"original is empty"):
+        root_mean_squared_error(np.empty((0, 2)), np.empty((0, 2)))
+    # the check of emptiness converts nothing: a ragged table is still named in the error
+    with pytest.raises(ValueError, match=r"^original must be an array-like of numbers"):
+        root_mean_squared_error([[0.1, 0.2], [0.3]], [[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(ValueError, match=r"^x must be an array-like of numbers"):
+        kendall_tau([[1, 2], [3]], [1, 2])
 
 
 def test_keys_of_different_types_are_named_as_such():
