@@ -1,4 +1,4 @@
-"""The partitions' side of sklearn_rankmetrics.spark without Spark: Arrow batches in, pickled states merged on the driver.
+"""sklearn_rankmetrics.spark's partitions without Spark: Arrow batches in, pickled states merged on the driver.
 
 Spark's part is the shuffle by query and the transport; the rest (measuring a partition's Arrow batches, merging
 the states, the messages of refused rows) is plain Python, checked here on many random partitionings in a second.
@@ -98,6 +98,10 @@ def user_lists(seed=3, n_users=40, n_items=30):
     return users
 
 
+def structs(ids, grades):
+    return [{"item": item, "grade": grade} for item, grade in zip(ids, grades, strict=True)]
+
+
 def test_lists_equal_the_in_memory_recommender_metrics_on_any_partitioning():
     users = user_lists()
     n_items = 30
@@ -111,8 +115,7 @@ def test_lists_equal_the_in_memory_recommender_metrics_on_any_partitioning():
         {
             "user": [user for user, *_ in users],
             "recommendations": [recommended for _, recommended, _, _ in users],
-            "relevant": [[{"item": item, "grade": grade} for item, grade in zip(rel, grades, strict=True)]
-                         for _, _, rel, grades in users],  # fmt: skip
+            "relevant": [structs(relevant, grades) for _, _, relevant, grades in users],
         }
     )
     options = {"metrics": metrics, "ties": "average", "zero_division": 0.0, "max_grade": 3.0}
