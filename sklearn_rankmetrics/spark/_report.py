@@ -201,8 +201,9 @@ def ranking_report_from_lists(
     retrieved: it counts in the ideal ranking and in recall's and AP's
     denominators, as in Spark's evaluator). A user with neither recommended
     nor relevant ids is a query without a relevant document. With binary
-    grades, NDCG@k and MAP equal Spark's ``RankingEvaluator`` (tested). A
-    null array, a repeated relevant id and an id recommended twice to one
+    grades, NDCG@k, MAP, P@k and recall@k equal Spark's ``RankingEvaluator``
+    (tested). A null array, a null id or grade, ids of two kinds (numbers
+    and text), a repeated relevant id and an id recommended twice to one
     user are refused. ERR, nERR, INST and INSQ without a ``max_grade`` take
     the largest grade of the frame (of ``grades_col``, or of the relevant
     structs' grades; 1 for plain ids), as the in-memory report takes the

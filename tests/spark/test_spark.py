@@ -5,12 +5,10 @@ random partitionings, the lists' rows and the refused rows are checked without S
 test_lists.py.
 """
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.exceptions import UndefinedMetricWarning
+from spark_logs import log, quiet
 
 from sklearn_rankmetrics import ranking_report
 
@@ -19,24 +17,6 @@ from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report_from_list
 from sklearn_rankmetrics.spark import ranking_report as spark_report
 
 METRICS = ["ndcg@10", "map", "mrr@10", "err@20", "recall@5(zero_division=1.0)", "ndcg_exp@5"]
-
-
-def quiet(function, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return function(*args, **kwargs)
-
-
-def log(seed=0, n_queries=150):
-    """Rows of queries in random order (not grouped), ties, -inf scores, weights, a duplicate row or two."""
-    rng = np.random.default_rng(seed)
-    qid = np.repeat(rng.permutation(n_queries) * 3 + 7, rng.integers(1, 25, n_queries))
-    rows = pd.DataFrame({"qid": qid, "label": rng.choice([0, 0, 1, 2, 3], qid.size).astype(float)})
-    rows["score"] = rng.integers(0, 8, qid.size).astype(float)
-    rows.loc[rng.random(qid.size) < 0.05, "score"] = -np.inf
-    rows["w"] = (rows["qid"] % 5 + 1).astype(float)
-    rows = pd.concat([rows, rows.iloc[:3]])  # duplicate rows are rows like any other
-    return rows.sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 
 def in_memory(rows, **options):
