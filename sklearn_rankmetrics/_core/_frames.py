@@ -16,6 +16,11 @@ def frame_library(X):
         return library
     if library == "polars" and hasattr(X, "get_columns"):
         return library
+    if library == "polars" and hasattr(X, "collect"):
+        raise TypeError(
+            f"Got a Polars {type(X).__name__}: a query plan, not data. Call .collect() on it first, and pass the "
+            "DataFrame it gives."
+        )
     if library == "pyarrow" and hasattr(X, "column_names") and hasattr(X, "schema"):
         return library
     return None

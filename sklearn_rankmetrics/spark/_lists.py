@@ -27,16 +27,23 @@ def rows_of_lists(batch, columns):
                 f"Column {columns[role]!r} has {lists.null_count} null arrays; give an empty array where a user "
                 f"has none (F.coalesce(col, F.array())) or drop those rows."
             )
-    rec_users, rec_ids, _ = exploded(recommended)
-    rel_users, rel_ids, grades = exploded(relevant)
+    rec_users, rec_ids, _ = exploded(recommended, columns["recommendations"])
+    rel_users, rel_ids, grades = exploded(relevant, columns["relevant"])
+    if (rec_ids.dtype.kind in "OSU") != (rel_ids.dtype.kind in "OSU") and len(rec_ids) and len(rel_ids):
+        raise ValueError(
+            f"Columns {columns['recommendations']!r} and {columns['relevant']!r} hold ids of two kinds "
+            f"({rec_ids.dtype} and {rel_ids.dtype}): an id is recommended and relevant by being equal. Cast one "
+            "column's ids to the other's type."
+        )
     if columns["grades"] is not None:
         grade_lists = batch.column(columns["grades"])
         if grade_lists.null_count or not pc.all(pc.equal(pc.list_value_length(grade_lists),
                                                          pc.list_value_length(relevant))).as_py():  # fmt: skip
             raise ValueError(f"Column {columns['grades']!r} must hold one grade per relevant id, in every row.")
-        grades = pc.list_flatten(grade_lists).to_numpy(zero_copy_only=False).astype(np.float64)
+        grades = without_nulls(pc.list_flatten(grade_lists), columns["grades"], "grades").astype(np.float64)
     grades = np.ones(len(rel_ids)) if grades is None else grades
-    items = encode_qid(concatenated([rec_ids, rel_ids]), len(rec_ids) + len(rel_ids)).astype(np.int64)
+    n_ids = len(rec_ids) + len(rel_ids)  # none: a batch of users with empty lists only
+    items = encode_qid(concatenated([rec_ids, rel_ids]), n_ids).astype(np.int64) if n_ids else np.zeros(0, np.int64)
     n_items = int(items.max()) + 1 if len(items) else 1
     rec_keys, rel_keys = rec_users * n_items + items[: len(rec_ids)], rel_users * n_items + items[len(rec_ids) :]
     for keys, what in ((rec_keys, "recommends an id twice"), (rel_keys, "lists a relevant id twice")):
@@ -61,7 +68,7 @@ def rows_of_lists(batch, columns):
     return y_true, y_score, user_ids[users]
 
 
-def exploded(lists):
+def exploded(lists, name):
     """The row of each element of a list column, the elements' ids, and their grades (structs' second field)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -70,10 +77,21 @@ def exploded(lists):
     values = pc.list_flatten(lists)
     grades = None
     if pa.types.is_struct(values.type):
+        without_nulls(values, name, "elements")  # a null struct: its fields' values are not nulls
         if values.type.num_fields > 1:
-            grades = values.field(1).to_numpy(zero_copy_only=False).astype(np.float64)
+            grades = without_nulls(values.field(1), name, "grades").astype(np.float64)
         values = values.field(0)
-    return users, values.to_numpy(zero_copy_only=False), grades
+    return users, without_nulls(values, name, "ids"), grades
+
+
+def without_nulls(values, name, what):
+    """The values of the arrays of a list column as numpy, refusing nulls among them (by count, with the fix)."""
+    if values.null_count:
+        raise ValueError(
+            f"Column {name!r} has {values.null_count} null {what} inside its arrays; every element needs a value. "
+            "Drop them (F.filter(col, lambda x: x.isNotNull())) or fill them first."
+        )
+    return values.to_numpy(zero_copy_only=False)
 
 
 def list_lengths(lists):

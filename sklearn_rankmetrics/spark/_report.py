@@ -201,9 +201,13 @@ def ranking_report_from_lists(
     retrieved: it counts in the ideal ranking and in recall's and AP's
     denominators, as in Spark's evaluator). A user with neither recommended
     nor relevant ids is a query without a relevant document. With binary
-    grades, NDCG@k and MAP equal Spark's ``RankingEvaluator`` (tested). A
-    null array, a repeated relevant id and an id recommended twice to one
-    user are refused.
+    grades, NDCG@k, MAP, P@k and recall@k equal Spark's ``RankingEvaluator``
+    (tested). A null array, a null id or grade, ids of two kinds (numbers
+    and text), a repeated relevant id and an id recommended twice to one
+    user are refused. ERR, nERR, INST and INSQ without a ``max_grade`` take
+    the largest grade of the frame (of ``grades_col``, or of the relevant
+    structs' grades; 1 for plain ids), as the in-memory report takes the
+    largest label.
 
     Examples
     --------
@@ -221,8 +225,8 @@ def ranking_report_from_lists(
 
     columns = {"recommendations": recommendations_col, "relevant": relevant_col, "grades": grades_col}
     check_columns(df, {**columns, "user": user_col})
-    top_grade = None if grades_col is None else functions.array_max(functions.col(grades_col))
-    options = report_options(df, metrics, top_grade, ties="average", zero_division=zero_division)
+    options = report_options(df, metrics, top_grade_of_lists(df, relevant_col, grades_col), ties="average",
+                             zero_division=zero_division)  # fmt: skip
     if user_col is None:
         df, user_col = df.withColumn(USER, functions.monotonically_increasing_id()), USER
     columns["user"] = user_col
@@ -232,7 +236,26 @@ def ranking_report_from_lists(
                          random_state)  # fmt: skip
 
 
+def top_grade_of_lists(df, relevant_col, grades_col):
+    """Each row's largest grade, a column expression: of ``grades_col``, else of the relevant structs' grades (their
+    second field); None where every grade is 1 (plain relevant ids)."""
+    from pyspark.sql import functions
+    from pyspark.sql.types import StructType
+
+    if grades_col is not None:
+        return functions.array_max(functions.col(grades_col))
+    element = getattr(df.schema[relevant_col].dataType, "elementType", None)
+    if isinstance(element, StructType) and len(element.fields) > 1:
+        return functions.array_max(functions.col(relevant_col).getField(element.fields[1].name))
+    return None
+
+
 def check_columns(df, columns):
+    if not hasattr(df, "mapInArrow"):
+        raise TypeError(
+            f"df must be a Spark DataFrame (pyspark.sql.DataFrame); got {type(df).__module__}.{type(df).__name__}. "
+            "For data in memory, use sklearn_rankmetrics.ranking_report."
+        )
     missing = [name for name in columns.values() if name is not None and name not in df.columns]
     if missing:
         raise ValueError(f"df has no column {plain(missing[0])!r}; its columns are {df.columns}.")
@@ -262,10 +285,15 @@ def report_options(df, metrics, labels, *, ties, zero_division):
 
 
 def merged_report(states, options, average, confidence_level, n_resamples, random_state):
-    """The report of the partitions' accumulators, merged on the driver (the options checked before any job)."""
+    """The report of the partitions' accumulators (a frame of states), the options checked before the job."""
     interval_request(average, confidence_level, n_resamples, random_state)
+    return report_of_states(states.collect(), options, average, confidence_level, n_resamples, random_state)
+
+
+def report_of_states(states, options, average, confidence_level, n_resamples, random_state):
+    """The report of the partitions' pickled accumulators (rows of ``state`` and ``error``), merged on the driver."""
     merged = RankingAccumulator(**options)
-    for row in states.collect():
+    for row in states:
         if row["error"] is not None:
             raise ValueError(row["error"])
         merged.merge(pickle.loads(row["state"]))

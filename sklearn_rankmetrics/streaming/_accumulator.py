@@ -15,6 +15,7 @@ from .._core._validation import (
     check_integer,
     check_labels,
     check_option,
+    check_real,
     check_sample_weight,
     check_scores,
     check_zero_division,
@@ -132,7 +133,7 @@ class RankingAccumulator:
         self.zero_division = check_zero_division(zero_division)
         self.window_by = check_option("window_by", window_by, WINDOW_BY)
         self.window = None if window is None else check_integer("window", window)
-        self.max_grade = max_grade
+        self.max_grade = None if max_grade is None else check_real("max_grade", max_grade, low=0)
         self.metrics = tuple(metric_requests(metrics, self.zero_division, caller=type(self).__name__)[0])
         self._requests = self._metric_requests()
         self.reset()
@@ -455,11 +456,11 @@ def with_unit_weights(rows):
 
 
 def concatenated_ids(parts):
-    """Query ids of several batches as one array: objects where their kinds differ (a number never becomes text)."""
+    """Query ids of several batches as one array: objects where their kinds differ, so that each id stays itself (a
+    number never becomes text, bytes never str, a large int64 or uint64 never a float)."""
     parts = [part for part in parts if len(part)] or parts[:1]
     kinds = {part.dtype.kind for part in parts}
-    numbers = kinds <= set("iu") or kinds <= set("f") or kinds <= set("b")
-    if len(kinds) > 1 and not numbers and not kinds <= set("SU"):
+    if len(kinds) > 1 and not kinds <= set("UT"):  # str in two numpy types is still str
         parts = [part.astype(object) for part in parts]
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
 

@@ -39,6 +39,10 @@ class DistributedRankingAccumulator(RankingAccumulator):
         As for :class:`~sklearn_rankmetrics.RankingAccumulator`.
     window_by : {"queries", "batches"}, default="queries"
         What ``window`` counts; only a batch window merges across ranks.
+    max_grade : float, default=None
+        The top grade of the labelling scale, for the metrics that divide by
+        it (ERR, nERR, INST, INSQ) where their name does not set it, as for
+        :class:`~sklearn_rankmetrics.RankingAccumulator`.
     process_group : torch.distributed.ProcessGroup, default=None
         The group to gather from; None: the default group.
 
@@ -63,8 +67,9 @@ class DistributedRankingAccumulator(RankingAccumulator):
     """
 
     def __init__(self, metrics=("ndcg@10", "map", "mrr"), *, ties="average", zero_division=0.0, window=None,
-                 window_by="queries", process_group=None):  # fmt: skip
-        super().__init__(metrics, ties=ties, zero_division=zero_division, window=window, window_by=window_by)
+                 window_by="queries", max_grade=None, process_group=None):  # fmt: skip
+        super().__init__(metrics, ties=ties, zero_division=zero_division, window=window, window_by=window_by,
+                         max_grade=max_grade)  # fmt: skip
         self.process_group = process_group
 
     def synced(self):

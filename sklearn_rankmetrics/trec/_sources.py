@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from .._core._frames import column_labels, column_named
+from .._core._frames import column_labels, column_named, frame_library
 from ._general_reader import objects, packed, text
 from ._io import Qrels, Run, read_qrels_bytes, read_run_bytes
 
@@ -42,7 +42,7 @@ def source_columns(source, what, kind, names, read):
     """The checked columns of qrels or a run (``what``) given in any route, and the run tag ("" where none)."""
     if isinstance(source, dict):
         columns, name = flatten(source, what), ""
-    elif hasattr(source, "columns"):
+    elif frame_library(source) or hasattr(source, "columns"):  # a Polars LazyFrame refused before it warns
         columns, name = frame_columns(source, names, what), ""
     elif isinstance(source, kind):
         columns, name = tuple(getattr(source, column) for column in names), getattr(source, "name", "")

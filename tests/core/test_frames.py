@@ -116,3 +116,11 @@ def test_the_adapter_reads_every_library_alike():
     assert frame_library(FRAME) == "pandas" and frame_library(FRAME.to_numpy()) is None
     assert column_labels(FRAME.to_numpy()) is None and frame_rows(FRAME) is None
     np.testing.assert_array_equal(frame_rows(pl.from_pandas(FRAME)), FRAME.to_numpy())
+
+
+def test_a_polars_lazy_frame_is_refused_with_the_fix():
+    lazy = pl.from_pandas(FRAME).lazy()
+    with pytest.raises(TypeError, match=r"Polars LazyFrame: a query plan, not data\. Call \.collect\(\)"):
+        srm.GroupedRanker(LinearRegression(), qid_column="qid").fit(lazy, Y)
+    with pytest.raises(TypeError, match=r"Polars LazyFrame.*\.collect\(\)"):
+        evaluate_run(pl.from_pandas(QRELS).lazy(), RUN, ["map"])

@@ -62,8 +62,18 @@ def test_rows_of_lists_equal_a_loop_over_users(ids):
         (([1], [[5]], [None]), COLUMNS, "'rel' has 1 null arrays"),
         (([None], [[5]], [[5]]), COLUMNS, "'user' has 1 null values"),
         (([1], [[5]], [[5]], [[1.0, 2.0]]), {**COLUMNS, "grades": "grades"}, "one grade per relevant id"),
+        (([1], [[5, None]], [[5]]), COLUMNS, "Column 'rec' has 1 null ids inside its arrays"),
+        (([1], [[5]], [[5]], [[None]]), {**COLUMNS, "grades": "grades"}, "Column 'grades' has 1 null grades"),
+        (([1], [[5]], [[{"id": 5, "grade": None}]]), COLUMNS, "Column 'rel' has 1 null grades"),
+        (([1], [[5]], [["5"]]), COLUMNS, r"Columns 'rec' and 'rel' hold ids of two kinds \(int64 and object\)"),
     ],
 )
 def test_refused_lists(data, columns, match):
     with pytest.raises(ValueError, match=match):
         rows_of_lists(batch(*data), columns)
+
+
+def test_a_batch_of_users_with_empty_lists_only_is_queries_without_a_relevant_document():
+    empty = pa.list_(pa.int64())
+    found = rows_of_lists(batch([3, 4], pa.array([[], []], empty), pa.array([[], []], empty)), COLUMNS)
+    assert [values.tolist() for values in found] == [[0.0, 0.0], [-np.inf, -np.inf], [3, 4]]

@@ -1,11 +1,14 @@
-"""sklearn_rankmetrics.spark on a local session: the in-memory report whatever the partitioning, and Spark ML tuning."""
+"""sklearn_rankmetrics.spark on a local session: the in-memory report through a real shuffle, and Spark ML tuning.
 
-import warnings
+Spark jobs are few and small (each one costs a second or more): every call checks many metrics at once. The many
+random partitionings, the lists' rows and the refused rows are checked without Spark in test_partitions.py and
+test_lists.py.
+"""
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.exceptions import UndefinedMetricWarning
+from spark_logs import log, quiet
 
 from sklearn_rankmetrics import ranking_report
 
@@ -14,24 +17,6 @@ from sklearn_rankmetrics.spark import RankingEvaluator, ranking_report_from_list
 from sklearn_rankmetrics.spark import ranking_report as spark_report
 
 METRICS = ["ndcg@10", "map", "mrr@10", "err@20", "recall@5(zero_division=1.0)", "ndcg_exp@5"]
-
-
-def quiet(function, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return function(*args, **kwargs)
-
-
-def log(seed=0, n_queries=300):
-    """Rows of queries in random order (not grouped), ties, -inf scores, weights, a duplicate row or two."""
-    rng = np.random.default_rng(seed)
-    qid = np.repeat(rng.permutation(n_queries) * 3 + 7, rng.integers(1, 25, n_queries))
-    rows = pd.DataFrame({"qid": qid, "label": rng.choice([0, 0, 1, 2, 3], qid.size).astype(float)})
-    rows["score"] = rng.integers(0, 8, qid.size).astype(float)
-    rows.loc[rng.random(qid.size) < 0.05, "score"] = -np.inf
-    rows["w"] = (rows["qid"] % 5 + 1).astype(float)
-    rows = pd.concat([rows, rows.iloc[:3]])  # duplicate rows are rows like any other
-    return rows.sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 
 def in_memory(rows, **options):
@@ -45,55 +30,48 @@ def assert_close(found, expected):
         np.testing.assert_allclose(found[name], value, rtol=0, atol=1e-12)
 
 
-def test_random_partitionings_give_the_in_memory_report(spark):
+def test_a_random_partitioning_gives_the_in_memory_report_with_intervals(spark):
     rows = log(1)
-    expected = in_memory(rows, metrics=METRICS, sample_weight=rows["w"].to_numpy())
-    whole = spark.createDataFrame(rows).cache()
-    for n_in, n_out, metrics in [(7, 3, METRICS), (3, 16, METRICS[::-1])]:  # 16 partitions, 300 queries: some empty
-        df = whole.repartition(n_in)  # one query's rows spread over every input partition
-        found = quiet(spark_report, df, metrics=metrics, weight_col="w", num_partitions=n_out)
-        assert found == {name: expected[name] for name in metrics}  # to the last bit: whole grades up to 64
-    whole.unpersist()
+    intervals = {"confidence_level": 0.9, "n_resamples": 200, "random_state": 1}
+    expected = in_memory(rows, metrics=METRICS, sample_weight=rows["w"].to_numpy(), **intervals)
+    df = spark.createDataFrame(rows).repartition(3)  # one query's rows spread over every input partition
+    found = quiet(spark_report, df, metrics=METRICS, weight_col="w", num_partitions=5, **intervals)
+    assert found == expected  # to the last bit: whole grades up to 64; err@20's top grade found by an aggregation
 
 
-def test_string_ids_per_query_table_intervals_and_stable_ties(spark):
-    rows = log(2, n_queries=80)
+def test_string_ids_per_query_table_and_stable_ties(spark):
+    rows = log(2, n_queries=60)
     rows["qid"] = "q" + rows["qid"].astype(str)
-    df = spark.createDataFrame(rows).repartition(5)
-    table = quiet(spark_report, df, metrics=["ndcg@5", "map"], average=False)
-    expected = in_memory(rows, metrics=["ndcg@5", "map"], average=False)
+    ordered = spark.createDataFrame(rows).coalesce(1)  # one partition: the frame's order is the rows' order
+    table = quiet(spark_report, ordered, metrics=["ndcg@5", "mrr"], ties="stable", average=False, num_partitions=3)
+    expected = in_memory(rows, metrics=["ndcg@5", "mrr"], ties="stable", average=False)
     assert table["qid"].tolist() == expected["qid"].tolist()
     assert_close({k: v for k, v in table.items() if k != "qid"}, {k: v for k, v in expected.items() if k != "qid"})
-    found = quiet(spark_report, df, metrics=["ndcg@5"], confidence_level=0.9, n_resamples=300, random_state=1)
-    assert found == in_memory(rows, metrics=["ndcg@5"], confidence_level=0.9, n_resamples=300, random_state=1)
-    ordered = spark.createDataFrame(rows).coalesce(1)  # one partition: the frame's order is the rows' order
-    stable = quiet(spark_report, ordered, metrics=["ndcg@5", "mrr"], ties="stable", num_partitions=3)
-    assert_close(stable, in_memory(rows, metrics=["ndcg@5", "mrr"], ties="stable"))
 
 
-def test_nulls_missing_columns_and_bad_names_are_refused_clearly(spark):
-    df = spark.createDataFrame([(1, 1.0, 0.5), (1, None, 0.2)], "qid long, label double, score double")
-    with pytest.raises(ValueError, match=r"Column 'label' has 1 null values.*na.drop"):
-        spark_report(df, metrics=["ndcg"])
+def test_bad_input_is_refused_on_the_driver_before_any_job(spark):
+    df = spark.createDataFrame([(1, 1.0, 0.5)], "qid long, label double, score double")
     with pytest.raises(ValueError, match=r"df has no column 'relevance'"):
         spark_report(df, metrics=["ndcg"], label_col="relevance")
     with pytest.raises(ValueError, match="not a ranking metric name"):
         spark_report(df, metrics=["ndgc@10"])
-    with pytest.raises(ValueError, match="df has no rows"):
-        spark_report(df.where("qid > 1"), metrics=["ndcg"])
+    with pytest.raises(ValueError, match="confidence_level needs average=True"):
+        spark_report(df, metrics=["ndcg"], average=False, confidence_level=0.9)
+    for report in (spark_report, ranking_report_from_lists):
+        with pytest.raises(TypeError, match=r"df must be a Spark DataFrame.*got pandas.*use sklearn_rankmetrics"):
+            report(pd.DataFrame({"qid": [1], "label": [1.0], "score": [0.5]}), metrics=["ndcg"])
 
 
-def lists():
-    """Users' recommended ids (best first) and relevant ids with grades, and the same as rows."""
-    rng = np.random.default_rng(3)
+def lists(seed=3):
+    """Users' recommended ids (best first) and relevant ids with grades, and the same as rows; user 0 has neither."""
+    rng = np.random.default_rng(seed)
     users, rows = [], []
     for user in range(40):
-        recommended = rng.permutation(30)[: rng.integers(0, 10)].tolist()
-        relevant = rng.permutation(30)[: rng.integers(0 if user % 9 else 1, 6)].tolist()
-        if user == 0:
-            recommended, relevant = [], []
+        recommended = rng.permutation(30)[: rng.integers(0, 10)].tolist() if user else []
+        relevant = rng.permutation(30)[: rng.integers(0 if user % 9 else 1, 6)].tolist() if user else []
         grades = rng.integers(1, 4, len(relevant)).astype(float).tolist()
-        users.append((user, recommended, relevant, grades))
+        structs = [(item, -1.0 - rank) for rank, item in enumerate(recommended)]  # ALS's (item, rating)
+        users.append((user, structs, list(zip(relevant, grades, strict=True)), recommended, relevant, grades))
         grade = dict(zip(relevant, grades, strict=True))
         rows += [(user, grade.get(item, 0.0), -1.0 - rank) for rank, item in enumerate(recommended)]
         rows += [(user, grade[item], -np.inf) for item in relevant if item not in recommended]
@@ -106,68 +84,68 @@ def test_lists_graded_and_binary_equal_their_rows_and_spark_own_evaluator(spark)
     from pyspark.ml.evaluation import RankingEvaluator as SparkRankingEvaluator
 
     users, rows = lists()
-    schema = "user long, recommendations array<long>, relevant array<long>, grades array<double>"
-    df = spark.createDataFrame(users, schema).repartition(3)
-    metrics = ["ndcg@5", "map", "recall@5", "precision@5"]
-    graded = quiet(ranking_report_from_lists, df, metrics=metrics, grades_col="grades", user_col="user")
+    schema = ("user long, als array<struct<item:long, rating:double>>, graded array<struct<item:long, grade:double>>, "
+              "recommendations array<long>, relevant array<long>, grades array<double>")  # fmt: skip
+    df = spark.createDataFrame(users, schema).repartition(3).cache()
+    metrics = ["ndcg@5", "map", "recall@5", "precision@5", "err@5"]  # err: the top grade of the structs' grades
+    graded = quiet(ranking_report_from_lists, df, metrics=metrics, recommendations_col="als", relevant_col="graded",
+                   user_col="user")  # fmt: skip
     assert_close(graded, in_memory(rows, metrics=metrics))
-    binary = quiet(ranking_report_from_lists, df, metrics=metrics)
-    assert_close(binary, in_memory(rows.assign(label=(rows["label"] > 0).astype(float)), metrics=metrics))
+    evaluator = RankingEvaluator(metricName="ndcg_exp@5", predictionCol="recommendations", labelCol="relevant",
+                                 gradesCol="grades")  # fmt: skip
+    expected = in_memory(rows, metrics=["ndcg_exp@5"])["ndcg_exp@5"]
+    assert quiet(evaluator.evaluate, df) == pytest.approx(expected, abs=1e-12)
     # Spark's own evaluator (binary relevance, arrays of doubles) on the users with a relevant id.
     judged = df.where("size(relevant) > 0").selectExpr(
         "cast(recommendations as array<double>) as prediction", "cast(relevant as array<double>) as label"
     )
-    for ours, theirs, k in [
-        ("ndcg@5", "ndcgAtK", 5),
-        ("map", "meanAveragePrecision", 5),
-        ("precision@5", "precisionAtK", 5),
-    ]:
-        spark_value = SparkRankingEvaluator(metricName=theirs, k=k).evaluate(judged)
-        evaluator = RankingEvaluator(metricName=ours)  # lists: the prediction column holds arrays
-        assert evaluator.evaluate(judged) == pytest.approx(spark_value, abs=1e-12)
-
-
-def test_als_structs_and_a_refused_list(spark):
-    df = spark.createDataFrame(
-        [(1, [(5, 0.9), (3, 0.7)], [3, 4]), (2, [(4, 0.8)], [4])],
-        "user int, recommendations array<struct<item:int, rating:float>>, relevant array<int>",
-    )
-    report = ranking_report_from_lists(df, metrics=["mrr", "recall@2"], user_col="user")
-    assert report == {"mrr": pytest.approx(0.75), "recall@2": pytest.approx(0.75)}
+    ours = ranking_report_from_lists(judged, metrics=["ndcg@5", "map", "precision@5", "recall@5"],
+                                     recommendations_col="prediction", relevant_col="label")  # fmt: skip
+    theirs = {"ndcg@5": "ndcgAtK", "map": "meanAveragePrecision", "precision@5": "precisionAtK",
+              "recall@5": "recallAtK"}  # fmt: skip
+    for name, spark_name in theirs.items():
+        spark_value = SparkRankingEvaluator(metricName=spark_name, k=5).evaluate(judged)
+        assert ours[name] == pytest.approx(spark_value, abs=1e-12), name
     null = spark.createDataFrame([(1, [5], None)], "user int, recommendations array<int>, relevant array<int>")
     with pytest.raises(ValueError, match=r"'relevant' has 1 null arrays"):  # raised in an executor, said on the driver
         ranking_report_from_lists(null, metrics=["mrr"])
+    df.unpersist()
 
 
-def test_evaluator_params_copy_and_persistence(tmp_path):
-    evaluator = RankingEvaluator(metricName="map", qidCol="user", labelCol="rating")
+def test_evaluator_params_copy_save_and_load(spark, tmp_path):
+    evaluator = RankingEvaluator(metricName="map", qidCol="user", labelCol="rating", zeroDivision=1.0)
     copy = evaluator.copy({evaluator.metricName: "ndcg@10"})
     assert (copy.getMetricName(), evaluator.getMetricName(), copy.getQidCol()) == ("ndcg@10", "map", "user")
     assert copy.uid == evaluator.uid and copy.isLargerBetter()
-    assert evaluator.getGradesCol() is None and evaluator.setGradesCol("g").getGradesCol() == "g"
-    assert evaluator.setParams(ties="stable").getTies() == "stable"
-
-
-def test_evaluator_saves_and_loads(spark, tmp_path):
-    evaluator = RankingEvaluator(metricName="ndcg@5", qidCol="user", labelCol="rating", zeroDivision=1.0)
+    assert evaluator.getGradesCol() is None and copy.setGradesCol("g").getGradesCol() == "g"
+    assert copy.setParams(ties="stable").getTies() == "stable" and evaluator.getTies() == "average"
     evaluator.save(str(tmp_path / "evaluator"))
     loaded = RankingEvaluator.load(str(tmp_path / "evaluator"))
-    assert (loaded.getMetricName(), loaded.getQidCol(), loaded.getZeroDivision()) == ("ndcg@5", "user", 1.0)
+    assert (loaded.getMetricName(), loaded.getQidCol(), loaded.getZeroDivision()) == ("map", "user", 1.0)
 
 
-def test_train_validation_split_tunes_als_by_graded_ndcg(spark):
+def test_cross_validator_tunes_als_by_graded_ndcg(spark):
     from pyspark.ml.recommendation import ALS
-    from pyspark.ml.tuning import ParamGridBuilder, TrainValidationSplit
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
 
     rng = np.random.default_rng(4)
-    ratings = pd.DataFrame({"user": rng.integers(0, 20, 300), "item": rng.integers(0, 30, 300)})
-    ratings = ratings.drop_duplicates().assign(rating=lambda frame: (frame["user"] + frame["item"]) % 5 + 1.0)
-    als = ALS(userCol="user", itemCol="item", ratingCol="rating", maxIter=1, coldStartStrategy="drop", seed=0)
-    grid = ParamGridBuilder().addGrid(als.rank, [2, 4]).build()
+    ratings = pd.DataFrame({"user": rng.integers(0, 12, 150), "item": rng.integers(0, 15, 150)}).drop_duplicates()
+    ratings["rating"] = (ratings["user"] + ratings["item"]) % 5 + 1.0
+    als = ALS(userCol="user", itemCol="item", ratingCol="rating", maxIter=1, coldStartStrategy="drop", seed=0,
+              numUserBlocks=1, numItemBlocks=1)  # fmt: skip
+    grid = ParamGridBuilder().addGrid(als.rank, [2, 3]).build()
     evaluator = RankingEvaluator(metricName="ndcg@10", qidCol="user", labelCol="rating", predictionCol="prediction")
-    search = TrainValidationSplit(estimator=als, estimatorParamMaps=grid, evaluator=evaluator, trainRatio=0.75, seed=0)
-    model = search.fit(spark.createDataFrame(ratings))
-    assert len(model.validationMetrics) == 2 and all(0 < value <= 1 for value in model.validationMetrics)
+    df = spark.createDataFrame(ratings).cache()
+    search = CrossValidator(estimator=als, estimatorParamMaps=grid, evaluator=evaluator, numFolds=2, seed=0)
+    model = search.fit(df)
+    assert len(model.avgMetrics) == 2 and all(0 < value <= 1 for value in model.avgMetrics)
+    predictions = model.bestModel.transform(df).cache()  # the evaluator's value is the in-memory report's
+    collected = predictions.toPandas()
+    expected = quiet(ranking_report, collected["rating"].to_numpy(), collected["prediction"].to_numpy(),
+                     qid=collected["user"].to_numpy(), metrics=["ndcg@10"])  # fmt: skip
+    assert evaluator.evaluate(predictions) == pytest.approx(expected["ndcg@10"], abs=1e-12)
+    predictions.unpersist()
+    df.unpersist()
 
 
 def test_the_docstring_examples_give_what_they_print(spark):

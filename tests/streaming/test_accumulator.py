@@ -221,6 +221,26 @@ def test_held_rows_are_checked_by_the_update_that_brings_them():
     assert accumulator.n_batches == 0 and not len(accumulator.open_queries)
 
 
+def test_bytes_and_str_ids_across_batches_are_refused_as_the_report_refuses_them():
+    with pytest.raises(TypeError, match="qid mixes values that cannot be compared"):
+        ranking_report([1, 0], [0.3, 0.1], qid=np.array([b"a", "a"], dtype=object), metrics=["mrr"])
+    held = RankingAccumulator(["mrr"]).update([1, 0], [0.3, 0.1], np.array([b"a", b"a"]), open_queries="all")
+    with pytest.raises(TypeError, match="qid mixes values that cannot be compared"):
+        held.update([0, 1], [0.3, 0.1], np.array(["a", "a"]))  # b"a" and "a" are two ids, never one query
+    assert held.open_queries.tolist() == [b"a"]
+    closed = RankingAccumulator(["mrr"]).update([1, 0], [0.3, 0.1], np.array([b"a", b"a"]))
+    with pytest.raises(TypeError, match="qid mixes values that cannot be compared"):
+        closed.update([0, 1], [0.3, 0.1], np.array(["a", "a"])).compute()
+
+
+def test_int64_and_uint64_ids_across_batches_stay_exact():
+    big = 2**53  # as floats, 2**53 and 2**53 + 1 are one number
+    accumulator = RankingAccumulator(["mrr"]).update([1, 0], [0.3, 0.1], np.array([big + 1] * 2, dtype=np.uint64))
+    accumulator.update([0, 1], [0.3, 0.1], np.array([big, big], dtype=np.int64))
+    table = computed(accumulator, average=False)
+    assert table["qid"].tolist() == [big, big + 1] and table["mrr"].tolist() == [0.5, 1.0]
+
+
 def test_mixed_id_types_across_batches_stay_apart_from_text():
     accumulator = RankingAccumulator(["mrr"]).update([1, 0], [0.3, 0.1], [1, 1]).update([0, 1], [0.3, 0.1], ["1", "1"])
     with pytest.raises((TypeError, ValueError)):
@@ -255,6 +275,8 @@ def test_bad_input_is_refused_clearly(call, error, match):
         ({"window": 0}, "window"),
         ({"window_by": "seconds"}, "window_by"),
         ({"zero_division": 0.5}, "zero_division"),
+        ({"metrics": ["err"], "max_grade": "4"}, "max_grade must be a real number"),
+        ({"metrics": ["err"], "max_grade": np.nan}, r"max_grade must be in \[0, inf\)"),
     ],
 )
 def test_bad_options_are_refused(options, match):

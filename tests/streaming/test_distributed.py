@@ -73,3 +73,14 @@ def test_without_a_process_group_the_local_report():
     y_true, y_score, qid = log()
     accumulator = DistributedRankingAccumulator(["ndcg@10"]).update(y_true, y_score, torch.from_numpy(qid))
     assert accumulator.compute() == ranking_report(y_true, y_score, qid=qid, metrics=["ndcg@10"])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+def test_the_distributed_accumulator_takes_max_grade():
+    y_true, y_score, qid = log()
+    metrics = ["err@5", "nerr"]
+    with pytest.raises(ValueError, match="divides by the top grade"):
+        DistributedRankingAccumulator(metrics)
+    accumulator = DistributedRankingAccumulator(metrics, max_grade=3).update(y_true, y_score, qid)
+    expected = ranking_report(y_true, y_score, qid=qid, metrics=metrics)
+    assert accumulator.compute() == expected and accumulator.local().max_grade == 3
