@@ -7,7 +7,7 @@ sessions x ranks matrices.
 
 import numpy as np
 
-from ._click_models import ClickModel, previous_click_ranks
+from ._click_models import EPSILON, ClickModel, previous_click_ranks, run_em
 
 
 class ExaminationModel(ClickModel):
@@ -17,33 +17,73 @@ class ExaminationModel(ClickModel):
     each cell of the log uses.
     """
 
+    rank_parameters = True
+
     def _fit(self, log, n_docs):
-        self._check_iterations()
         cells, n_entries = self._attention_cells(log)
-        mask, clicks = log.mask, log.clicks
-        docs, entries = log.docs[mask], cells[mask]
-        shown = np.bincount(docs, minlength=n_docs).astype(np.float64)
-        reached = np.bincount(entries, minlength=n_entries).astype(np.float64)
-        alpha, gamma = np.full(n_docs, 0.5), np.full(n_entries, 0.5)
-        clicked = clicks[mask]
-        for iteration in range(self.max_iter):  # noqa: B007 (n_iter_ reads it after the loop)
-            a, g = alpha[docs], gamma[entries]
-            missed = 1 - g * a  # the probability of no click
-            attractive = clicked + (1 - clicked) * a * (1 - g) / missed
-            examined = clicked + (1 - clicked) * g * (1 - a) / missed
-            new_alpha = np.bincount(docs, weights=attractive, minlength=n_docs) / np.maximum(shown, 1)
-            new_gamma = np.bincount(entries, weights=examined, minlength=n_entries) / np.maximum(reached, 1)
-            change = max(np.abs(new_alpha - alpha).max(), np.abs(new_gamma - gamma).max())
-            alpha, gamma = new_alpha, np.where(reached > 0, new_gamma, gamma)
-            if change < self.tol:
-                break
-        self.n_iter_ = iteration + 1
-        self.attractiveness_ = alpha
-        self._store_attention(gamma, reached)
+        table = CellCounts(log.docs[log.mask], cells[log.mask], log.clicks[log.mask], n_docs, n_entries)
+        self.attractiveness_, gamma = fit_examination(self, table)
+        self._store_attention(gamma, table.shown_by_entry)
 
     def _conditional(self, log):
         cells, _ = self._attention_cells(log)
         return self._fitted_attention()[cells] * self._document_values(self.attractiveness_, log)
+
+
+def fit_examination(model, table):
+    """The attractiveness of each document and the attention of each entry of a :class:`CellCounts`, by EM
+    (``model``'s max_iter and tol), scaled so that the largest attention is 1."""
+    reached = table.shown_by_entry > 0
+    n_docs, n_entries = len(table.shown_by_doc), len(table.shown_by_entry)
+
+    def step(alpha, gamma):
+        a, g = np.minimum(alpha, 1 - EPSILON)[table.doc], gamma[table.entry]
+        seen = g * a
+        likelihood = table.log_likelihood(seen)
+        missed = 1 - seen  # > 0: alpha stays below 1, so a cell's posteriors are never 0/0
+        unclicked = table.shown - table.clicked
+        attractive = np.bincount(table.doc, weights=unclicked * a * (1 - g) / missed, minlength=n_docs)
+        examined = np.bincount(table.entry, weights=unclicked * g * (1 - a) / missed, minlength=n_entries)
+        alpha = (table.clicked_by_doc + attractive) / np.maximum(table.shown_by_doc, 1)  # 0: a document not shown
+        gamma = np.where(reached, (table.clicked_by_entry + examined) / np.maximum(table.shown_by_entry, 1), gamma)
+        return (np.minimum(alpha, 1 - EPSILON), gamma), likelihood
+
+    def scale_free(alpha, gamma):  # only the products are identified: EM may drift along c * gamma, alpha / c
+        scale = max(gamma[reached].max(initial=0.0), EPSILON)
+        return alpha * scale, np.where(reached, gamma / scale, gamma)
+
+    start = (np.full(n_docs, 0.5), np.full(n_entries, 0.5))
+    return scale_free(*run_em(model, step, start, scale_free=scale_free))
+
+
+class CellCounts:
+    """A click log aggregated by (document, attention entry): the sufficient statistics of PBM and UBM.
+
+    Every shown row of a cell has the same posteriors, so EM iterates on the
+    cells (at most one per row, far fewer on a real log), not on the rows.
+    """
+
+    def __init__(self, docs, entries, clicks, n_docs, n_entries):
+        key = docs * n_entries + entries
+        if n_docs * n_entries <= 4 * len(key):  # a dense table is cheaper than sorting the keys
+            shown = np.bincount(key, minlength=n_docs * n_entries)
+            present = np.flatnonzero(shown)
+            clicked = np.bincount(key, weights=clicks, minlength=n_docs * n_entries)[present]
+            shown = shown[present]
+        else:
+            present, inverse, shown = np.unique(key, return_inverse=True, return_counts=True)
+            clicked = np.bincount(inverse.reshape(-1), weights=clicks, minlength=len(present))
+        self.doc, self.entry = present // n_entries, present % n_entries
+        self.shown, self.clicked = shown.astype(np.float64), clicked
+        self.shown_by_doc = np.bincount(self.doc, weights=self.shown, minlength=n_docs)
+        self.clicked_by_doc = np.bincount(self.doc, weights=clicked, minlength=n_docs)
+        self.shown_by_entry = np.bincount(self.entry, weights=self.shown, minlength=n_entries)
+        self.clicked_by_entry = np.bincount(self.entry, weights=clicked, minlength=n_entries)
+
+    def log_likelihood(self, probabilities):
+        """The log's log-likelihood when every row of a cell is clicked with the cell's probability."""
+        probabilities = np.clip(probabilities, EPSILON, 1 - EPSILON)
+        return float(self.clicked @ np.log(probabilities) + (self.shown - self.clicked) @ np.log1p(-probabilities))
 
 
 class PositionBasedModel(ExaminationModel):
@@ -134,7 +174,7 @@ class PositionBasedModel(ExaminationModel):
     def _marginal(self, log):
         return self._conditional(log)
 
-    def _simulate(self, log, alpha, rng, sessions):
+    def _simulate(self, log, alpha, rng, extra):
         attention = self._by_rank(self._parameter("attention_", "attention", "attention"), log.n_ranks, "attention")
         return rng.random(alpha.shape) < attention * alpha
 
@@ -220,7 +260,7 @@ class UserBrowsingModel(ExaminationModel):
         alpha = self._document_values(self.attractiveness_, log)
         return browse(alpha, attention[: log.n_ranks, : log.n_ranks])[1]
 
-    def _simulate(self, log, alpha, rng, sessions):
+    def _simulate(self, log, alpha, rng, extra):
         attention = self._parameter("attention_", "attention", "attention")
         if attention.ndim != 2 or min(attention.shape) < log.n_ranks:
             raise ValueError(
