@@ -148,6 +148,10 @@ class InterleavingOutcome:
         t-test of the mean credit difference (1 where it is 0 on every
         query, 0 where it is the same nonzero value on every query).
 
+    See Also
+    --------
+    credit : Makes it.
+
     Notes
     -----
     Optimized interleaving (Radlinski and Craswell 2013) makes the
@@ -160,10 +164,6 @@ class InterleavingOutcome:
     mean credit difference and its t-test keep the promise, and are what
     :func:`credit` reports for optimized interleaving (``wins`` and
     ``losses`` still count the signs, for information).
-
-    See Also
-    --------
-    credit : Makes it.
 
     Examples
     --------
