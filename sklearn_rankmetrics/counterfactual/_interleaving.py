@@ -317,7 +317,7 @@ def interleave(ranking_a, ranking_b, *, method="team_draft", length=None, random
         length = check_integer("length", width if length is None else length)
         if length > 12:
             raise ValueError(f"optimized interleaving enumerates 2**length lists: length must be <= 12; got {length}.")
-        ranking, _ = optimized_lists(rankings[0], rankings[1], length, rng)
+        ranking = optimized_lists(rankings[0], rankings[1], length, rng)
         return Interleaving(ranking, np.full(ranking.shape, -1), rankings, method)
     if method == "balanced":
         return balanced(rankings, list_length(rankings, length), rng)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sklearn_rankmetrics.counterfactual import InterleavingOutcome, credit, interleave, multileave
+from sklearn_rankmetrics.counterfactual import InterleavingOutcome, _interleaving_lp, credit, interleave, multileave
 
 METHODS = ["team_draft", "balanced", "probabilistic", "optimized"]
 
@@ -205,3 +205,30 @@ def test_multileaving_finds_the_best_of_three():
 def test_bad_inputs(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_optimized_distributions_solved_together_equal_those_solved_alone():
+    # Many queries' programmes in one sparse block programme (hostile D6): each block meets its constraints
+    # (zero expected credit difference at every depth, probabilities summing to 1) with the optimum it has alone.
+    rng = np.random.default_rng(6)
+    a = np.array([rng.permutation(7)[:5] for _ in range(20)])
+    b = np.array([rng.permutation(7)[:5] for _ in range(20)])
+    union = np.concatenate([a, b], axis=1)
+    pattern = (union[:, :, None] == union[:, None, :]).argmax(axis=2)
+    a, b = pattern[:, :5], pattern[:, 5:]
+    lists, query, starts = _interleaving_lp.distinct_lists(_interleaving_lp.candidate_lists(a, b, 5), 10)
+    together = _interleaving_lp.list_distributions(lists, query, starts, a, b)
+    delta = _interleaving_lp.rank_credits(lists, query, a) - _interleaving_lp.rank_credits(lists, query, b)
+    clicker = 1 / np.arange(1, 6)
+    cost = (delta @ (clicker / clicker.sum())) ** 2
+    np.testing.assert_allclose(np.bincount(query, weights=together), 1.0)
+    for q in range(20):
+        rows = query == q
+        np.testing.assert_allclose(together[rows] @ np.cumsum(delta[rows], axis=1), 0.0, atol=1e-9)
+        alone = _interleaving_lp.list_distributions(lists[rows], query[rows] * 0, np.zeros(1, int), a[[q]], b[[q]])
+        assert together[rows] @ cost[rows] == pytest.approx(alone @ cost[rows], rel=1e-7, abs=1e-12)
+        # Every candidate's prefixes are unions of the rankings' prefixes.
+        for listed in lists[rows]:
+            for depth in range(1, 6):
+                prefix = set(listed[:depth].tolist())
+                assert any(prefix == set(a[q, :i]) | set(b[q, :j]) for i in range(6) for j in range(6))
