@@ -389,20 +389,20 @@ def list_length(rankings, length):
     return check_integer("length", widest if length is None else length)
 
 
-def shown_in(rankings, ranking):
-    """For each ranker, which of its cells hold a document already in the (partial) lists ``ranking``."""
-    return [(r[:, :, None] == ranking[:, None, :]).any(axis=2) & (r >= 0) for r in rankings]
-
-
 def draft(rankings, length, rng, method, tau):
-    """Team-draft or probabilistic multileaving of every query at once, one output rank at a time."""
+    """Team-draft or probabilistic multileaving of every query at once, one output rank at a time.
+
+    Each ranker's cells still available (a document, not yet shown) are
+    kept as a mask, updated once per output rank: the work is the rankers'
+    cells per rank, whatever the number of queries.
+    """
     n_queries, n_rankers = rankings[0].shape[0], len(rankings)
     ranking = np.full((n_queries, length), -1)
     teams = np.full((n_queries, length), -1)
     picks = np.zeros((n_queries, n_rankers))
-    rows = np.arange(n_queries)
+    available = [r >= 0 for r in rankings]
+    discount = 1.0 / np.arange(1, rankings[0].shape[1] + 1) ** tau
     for rank in range(length):
-        available = [(r >= 0) & ~taken for r, taken in zip(rankings, shown_in(rankings, ranking), strict=True)]
         has_any = np.stack([a.any(axis=1) for a in available], axis=1)
         if method == "team_draft":  # the fewest picks, lots between equals
             fewest = np.where(has_any, picks, np.inf)
@@ -410,20 +410,23 @@ def draft(rankings, length, rng, method, tau):
         else:
             eligible = has_any
         lots = np.where(eligible, rng.random((n_queries, n_rankers)), -1.0)
-        team = np.argmax(lots, axis=1)
-        active = eligible.any(axis=1)
-        chosen = np.stack([a[rows, :] for a in available], axis=0)[team, rows]  # the team's available cells
-        if method == "team_draft":
-            cell = np.argmax(chosen, axis=1)
-        else:
-            weights = chosen / np.arange(1, chosen.shape[1] + 1) ** tau
-            cumulative = np.cumsum(weights, axis=1)
-            draws = rng.random(n_queries) * cumulative[:, -1]
-            cell = np.minimum((cumulative <= draws[:, None]).sum(axis=1), chosen.shape[1] - 1)
-        documents = np.stack([padded(r, chosen.shape[1]) for r in rankings])[team, rows, cell]
-        ranking[:, rank] = np.where(active, documents, -1)
-        teams[:, rank] = np.where(active, team, -1)
-        picks[rows[active], team[active]] += 1
+        team = np.where(eligible.any(axis=1), np.argmax(lots, axis=1), -1)
+        draws = rng.random(n_queries) if method == "probabilistic" else None
+        # Each ranker's pick on every query (cheaper than gathering the picking team's rows), then the team's.
+        candidates = np.empty((n_rankers, n_queries), dtype=np.int64)
+        for index, (r, free) in enumerate(zip(rankings, available, strict=True)):
+            if method == "team_draft":
+                cell = np.argmax(free, axis=1)
+            else:  # a draw proportional to 1 / rank**tau among the available cells
+                cumulative = np.cumsum(free * discount, axis=1)
+                cell = np.minimum((cumulative <= (draws * cumulative[:, -1])[:, None]).sum(axis=1), r.shape[1] - 1)
+            candidates[index] = np.take_along_axis(r, cell[:, None], 1)[:, 0]
+        document = np.where(team >= 0, candidates[np.maximum(team, 0), np.arange(n_queries)], -1)
+        ranking[:, rank] = document
+        teams[:, rank] = team
+        picks[team >= 0, team[team >= 0]] += 1
+        for r, free in zip(rankings, available, strict=True):
+            free &= r != document[:, None]
     return Interleaving(ranking, teams, rankings, method)
 
 
