@@ -1,19 +1,19 @@
-"""The mechanism of tests/conftest.py: under `make test` and CI a listed reference that is missing fails its test."""
+"""The mechanism of tests/references.py: under `make test` and CI a listed reference that is missing fails its test."""
 
 import re
 from pathlib import Path
 
-import conftest
 import pytest
+import references
 
 MISSING = "a_reference_tool_that_is_not_installed"
 
 
 @pytest.fixture
 def listed_but_missing(monkeypatch):
-    monkeypatch.setitem(conftest.REFERENCE_MODULES, MISSING, "the reference of nothing")
+    monkeypatch.setitem(references.REFERENCE_MODULES, MISSING, "the reference of nothing")
     monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv(conftest.REQUIRE_VARIABLE, raising=False)
+    monkeypatch.delenv(references.REQUIRE_VARIABLE, raising=False)
     return monkeypatch
 
 
@@ -34,8 +34,8 @@ def test_a_missing_reference_skips_where_references_are_not_required(listed_but_
 
 def test_what_is_not_a_listed_reference_still_skips(monkeypatch):
     # rbo pins numpy < 2, so the test extra leaves it out: its test skips even in CI.
-    monkeypatch.setenv(conftest.REQUIRE_VARIABLE, "1")
-    assert "rbo" in conftest.SKIPPABLE_MODULES and "rbo" not in conftest.REFERENCE_MODULES
+    monkeypatch.setenv(references.REQUIRE_VARIABLE, "1")
+    assert "rbo" in references.SKIPPABLE_MODULES and "rbo" not in references.REFERENCE_MODULES
     with pytest.raises(pytest.skip.Exception):
         pytest.importorskip("a_module_nobody_lists")
 
@@ -50,15 +50,15 @@ def test_every_module_a_test_imports_or_skips_is_listed_as_required_or_skippable
         for match in re.findall(r"importorskip\(\s*[\"']([\w.]+)[\"']", path.read_text())
     }
     assert "pytrec_eval" in imported or "torch" in imported  # the search finds them
-    assert not conftest.REFERENCE_MODULES.keys() & conftest.SKIPPABLE_MODULES.keys()
-    unlisted = imported - conftest.REFERENCE_MODULES.keys() - conftest.SKIPPABLE_MODULES.keys()
+    assert not references.REFERENCE_MODULES.keys() & references.SKIPPABLE_MODULES.keys()
+    unlisted = imported - references.REFERENCE_MODULES.keys() - references.SKIPPABLE_MODULES.keys()
     assert not unlisted, (
-        f"list each in tests/conftest.py, as a reference (REFERENCE_MODULES) or as skippable: {unlisted}"
+        f"list each in tests/references.py, as a reference (REFERENCE_MODULES) or as skippable: {unlisted}"
     )
 
 
 def test_every_listed_reference_is_installed_where_references_are_required():
     # `make test` installs the test extra: every listed module must import there (a name no extra installs would
     # fail every run); elsewhere the missing ones skip.
-    for module in conftest.REFERENCE_MODULES:
+    for module in references.REFERENCE_MODULES:
         pytest.importorskip(module)
