@@ -91,9 +91,12 @@ class DependentClickModel(ChainModel):
         :math:`\\lambda_r` of ranks 1, 2, ..., for :meth:`simulate` before
         (or instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``.
 
     Attributes
     ----------
@@ -106,7 +109,7 @@ class DependentClickModel(ChainModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -166,9 +169,12 @@ class DynamicBayesianNetwork(ChainModel):
     Parameters
     ----------
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``.
 
     Attributes
     ----------
@@ -182,7 +188,7 @@ class DynamicBayesianNetwork(ChainModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -267,9 +273,12 @@ class ClickChainModel(ChainModel):
         :math:`(\\tau_1, \\tau_2, \\tau_3)`, for :meth:`simulate` before (or
         instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``.
 
     Attributes
     ----------
@@ -282,7 +291,7 @@ class ClickChainModel(ChainModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -298,6 +307,9 @@ class ClickChainModel(ChainModel):
     :math:`\\alpha_{qd}` and :math:`\\tau_2` otherwise, whose latent
     component makes every M-step closed form; its likelihood is CCM's. The
     continuation after a session's last rank is not observed and not used.
+    CCM's likelihood is not concave: EM (from attractiveness 0.5 and
+    :math:`\tau = (0.5, 0.4, 0.6)`) can end in a local optimum, so compare
+    ``log_likelihood`` across fits before trusting the parameters.
 
     References
     ----------

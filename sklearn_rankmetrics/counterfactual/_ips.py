@@ -206,7 +206,10 @@ def ips_score(
     y_score : array-like of shape (n_rows,)
         The new ranker's scores; a higher score ranks higher within the
         impression. ``-inf`` marks a document the new ranker would not show
-        (it takes no rank and earns nothing).
+        (it takes no rank and earns nothing; for ``"arp"``, lower is better,
+        a clicked such document counts at rank :math:`n + 1` of its
+        impression of :math:`n` rows, below every ranked one, so hiding a
+        relevant document never improves ARP).
     qid : array-like of shape (n_rows,)
         Impression of each row, of any comparable type; the rows of an
         impression need not be contiguous.
@@ -242,7 +245,10 @@ def ips_score(
         inverse overflows float64 (below about 5.6e-309) is refused.
     average : bool, default=True
         The mean over impressions; False: each impression's value, in the
-        order of the sorted distinct ``qid`` (nan where undefined).
+        order of the sorted distinct ``qid`` (nan where undefined). With
+        ``estimator="snips"`` that value is the impression's own ratio (its
+        IPS value over its clicks' inverse propensities); the estimate is
+        their mean weighted by those sums, not their plain mean.
     ties : {"average", "stable"}, default="average"
         ``"average"``: tied scores share the mean of the weights of the ranks
         their block occupies, the expectation over the orderings of the tie

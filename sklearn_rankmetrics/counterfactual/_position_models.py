@@ -101,9 +101,12 @@ class PositionBasedModel(ExaminationModel):
         :math:`\\gamma_r` of ranks 1, 2, ..., for :meth:`simulate` before
         (or instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``.
 
     Attributes
     ----------
@@ -116,7 +119,7 @@ class PositionBasedModel(ExaminationModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -192,9 +195,12 @@ class UserBrowsingModel(ExaminationModel):
         with :math:`r' \\geq r` are not used), for :meth:`simulate` before
         (or instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``.
 
     Attributes
     ----------
@@ -208,7 +214,7 @@ class UserBrowsingModel(ExaminationModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------

@@ -40,9 +40,12 @@ def estimate_position_propensity(
     pivot : int, default=1
         The position swapped with ``k`` in every impression.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``.
 
     Returns
     -------
