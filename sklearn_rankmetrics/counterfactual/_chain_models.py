@@ -1,8 +1,9 @@
 """Cascade click models: the user examines from the top and stops: cascade, DCM, simplified DBN and CCM.
 
 Each is a :class:`~._click_models.ChainModel`: after rank r the user goes on
-with a probability that depends on whether r was clicked. The cascade model,
-the others are fitted by EM on one shared E-step (:class:`ChainPosteriors`).
+with a probability that depends on whether r was clicked. The cascade model
+is fitted in closed form; the others by EM, whose E-step works on the hidden
+tails after the sessions' last clicks only (:mod:`._chain_em`).
 """
 
 import numpy as np
@@ -96,7 +97,8 @@ class DependentClickModel(ChainModel):
         there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
         EM stops once an accelerated cycle (or a step) moves no parameter
-        by more than ``tol``.
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
@@ -174,7 +176,8 @@ class DynamicBayesianNetwork(ChainModel):
         there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
         EM stops once an accelerated cycle (or a step) moves no parameter
-        by more than ``tol``.
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
@@ -278,7 +281,8 @@ class ClickChainModel(ChainModel):
         there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
         EM stops once an accelerated cycle (or a step) moves no parameter
-        by more than ``tol``.
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------

@@ -2,9 +2,10 @@
 
 A model is fitted on a click log (one row per shown document, ``qid`` naming
 the session, ``doc_id`` the query-document pair, ``position`` the rank) laid
-out as padded (n_sessions, longest) matrices, so that each EM iteration, the
-likelihood and the simulation are array operations over all sessions; only
-the ranks (at most the longest session) are looped over, in the chain models.
+out as padded (n_sessions, longest) matrices, so that the likelihood and
+the simulation are array operations over all sessions; only the ranks (at
+most the longest session) are looped over, in the chain models. EM iterates
+on the log's sufficient statistics, aggregated once (:func:`run_em`).
 """
 
 import numpy as np
@@ -86,7 +87,9 @@ def run_em(model, step, parameters, *, scale_free=None):
     given ones. A cycle takes two steps, jumps along their path (the squared extrapolation, clipped to [0, 1]),
     and takes one step from there; if the jump lowered the likelihood below the cycle's start, the two plain
     steps stand. Either way the likelihood never decreases from cycle to cycle. EM stops once a cycle (or a
-    step) moves no parameter by more than ``model.tol``, or after ``model.max_iter`` steps.
+    step) moves no parameter by more than ``model.tol``, or raises the log-likelihood by no more than
+    ``model.tol`` times its magnitude (many rarely shown documents creep for hundreds of steps after the fit
+    has stopped improving), or after ``model.max_iter`` steps.
     """
     model._check_iterations()
     measured = scale_free or (lambda *values: values)
@@ -101,11 +104,14 @@ def run_em(model, step, parameters, *, scale_free=None):
         pairs = zip(measured(*new), measured(*old), strict=True)
         return max(float(np.abs(a - b).max(initial=0.0)) for a, b in pairs) <= model.tol
 
+    previous = -np.inf
     while True:
         first, likelihood = advance(parameters)
-        if settled(first, parameters) or steps == model.max_iter:
-            converged, parameters = settled(first, parameters), first
+        flat = abs(likelihood - previous) <= model.tol * abs(likelihood)  # False for nan
+        if settled(first, parameters) or flat or steps == model.max_iter:
+            converged, parameters = settled(first, parameters) or flat, first
             break
+        previous = likelihood
         second, _ = advance(first)
         r = [b - a for a, b in zip(parameters, first, strict=True)]
         v = [c - 2 * b + a for a, b, c in zip(parameters, first, second, strict=True)]
@@ -125,7 +131,7 @@ def run_em(model, step, parameters, *, scale_free=None):
     if not converged:
         warn(
             f"{type(model).__name__}: EM stopped at max_iter={model.max_iter} steps before converging (a cycle still "
-            f"moved a parameter by more than tol={model.tol}); raise max_iter, or tol.",
+            f"moved a parameter, and the log-likelihood, by more than tol={model.tol}); raise max_iter, or tol.",
             ConvergenceWarning,
         )
     return parameters

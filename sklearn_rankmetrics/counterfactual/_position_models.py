@@ -39,9 +39,9 @@ def fit_examination(model, table):
     def step(alpha, gamma):
         a, g = np.minimum(alpha, 1 - EPSILON)[table.doc], gamma[table.entry]
         seen = g * a
-        likelihood = table.log_likelihood(seen)
         missed = 1 - seen  # > 0: alpha stays below 1, so a cell's posteriors are never 0/0
-        unclicked = table.shown - table.clicked
+        likelihood = table.log_likelihood(seen, missed)
+        unclicked = table.unclicked
         attractive = np.bincount(table.doc, weights=unclicked * a * (1 - g) / missed, minlength=n_docs)
         examined = np.bincount(table.entry, weights=unclicked * g * (1 - a) / missed, minlength=n_entries)
         alpha = (table.clicked_by_doc + attractive) / np.maximum(table.shown_by_doc, 1)  # 0: a document not shown
@@ -75,15 +75,19 @@ class CellCounts:
             clicked = np.bincount(inverse.reshape(-1), weights=clicks, minlength=len(present))
         self.doc, self.entry = present // n_entries, present % n_entries
         self.shown, self.clicked = shown.astype(np.float64), clicked
+        self.unclicked = self.shown - clicked
+        self.clicked_cells = np.flatnonzero(clicked > 0)
         self.shown_by_doc = np.bincount(self.doc, weights=self.shown, minlength=n_docs)
         self.clicked_by_doc = np.bincount(self.doc, weights=clicked, minlength=n_docs)
         self.shown_by_entry = np.bincount(self.entry, weights=self.shown, minlength=n_entries)
         self.clicked_by_entry = np.bincount(self.entry, weights=clicked, minlength=n_entries)
 
-    def log_likelihood(self, probabilities):
-        """The log's log-likelihood when every row of a cell is clicked with the cell's probability."""
-        probabilities = np.clip(probabilities, EPSILON, 1 - EPSILON)
-        return float(self.clicked @ np.log(probabilities) + (self.shown - self.clicked) @ np.log1p(-probabilities))
+    def log_likelihood(self, probabilities, missed):
+        """The log's log-likelihood when every row of a cell is clicked with the cell's probability (``missed``:
+        one minus it); probabilities are kept in [EPSILON, 1 - EPSILON] inside the logarithms."""
+        cells = self.clicked_cells  # a minority of the cells: one logarithm over all of them, not two
+        clicked = self.clicked[cells] @ np.log(np.clip(probabilities[cells], EPSILON, 1 - EPSILON))
+        return float(clicked + self.unclicked @ np.log(np.maximum(missed, EPSILON)))
 
 
 class PositionBasedModel(ExaminationModel):
@@ -106,12 +110,15 @@ class PositionBasedModel(ExaminationModel):
         there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
         EM stops once an accelerated cycle (or a step) moves no parameter
-        by more than ``tol``.
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
     attention_ : ndarray of shape (n_ranks,)
-        Fitted examination probability of each rank.
+        Fitted examination probability of each rank, scaled so that the
+        largest is 1 (only the products with the attractiveness are
+        identified).
     attractiveness_ : ndarray of shape (n_docs,)
         Fitted attractiveness of each document of ``doc_ids_``.
     doc_ids_ : ndarray of shape (n_docs,)
@@ -200,13 +207,14 @@ class UserBrowsingModel(ExaminationModel):
         there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
         EM stops once an accelerated cycle (or a step) moves no parameter
-        by more than ``tol``.
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
     attention_ : ndarray of shape (n_ranks, n_ranks)
-        Fitted :math:`\\gamma_{r r'}`; nan where :math:`r' \\geq r` or no
-        session of the log reached the pair.
+        Fitted :math:`\\gamma_{r r'}`, scaled so that the largest is 1; nan
+        where :math:`r' \\geq r` or no session of the log reached the pair.
     attractiveness_ : ndarray of shape (n_docs,)
         Fitted attractiveness of each document of ``doc_ids_``.
     doc_ids_ : ndarray of shape (n_docs,)

@@ -45,7 +45,8 @@ def estimate_position_propensity(
         there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
         EM stops once an accelerated cycle (or a step) moves no parameter
-        by more than ``tol``.
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Returns
     -------
@@ -112,9 +113,9 @@ def em_propensity(clicks, position, doc_id, model):
     nan (with a warning) for the positions that no clicked such document links to position 1."""
     docs, _ = document_codes(doc_id, len(clicks))
     n_positions = int(position.max())
-    pairs = np.unique(docs * n_positions + position - 1)
     n_docs = int(docs.max()) + 1
-    varied = np.bincount(pairs // n_positions, minlength=n_docs) >= 2
+    cells = CellCounts(docs, position - 1, clicks, n_docs, n_positions).doc  # one per (document, position)
+    varied = np.bincount(cells, minlength=n_docs) >= 2
     rows = varied[docs]
     relative = np.full(n_positions, np.nan)
     relative[0] = 1.0
