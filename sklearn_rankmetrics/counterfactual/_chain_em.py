@@ -23,7 +23,10 @@ class ChainLayout:
     unclicked_head : the documents of the unclicked cells above a session's last click (the user went on).
     on_doc, on_rank : the document and rank of each click above a session's last click (the user went on).
     tail_doc, tail_mask : the cells after each tail session's last click (the whole session if it has none),
-        left-aligned; a tail session is one whose last click (if any) is not at its last rank.
+        left-aligned, rank-major (longest tail, tails): each rank's cells are contiguous for the E-step's
+        walks; a tail session is one whose last click (if any) is not at its last rank.
+    inner : 1.0 at the tail cells with a rank after them (a continuation to count), else 0.0.
+    cell_doc : the document of each cell of ``tail_mask``, in its order.
     after_click : whether the tail follows a click; last_doc, last_rank : that click's document and rank.
     """
 
@@ -42,8 +45,10 @@ class ChainLayout:
         lengths = sizes[tails] - 1 - last[tails]
         width = int(lengths.max(initial=0))
         columns = last[tails, None] + 1 + np.arange(width)
-        self.tail_mask = np.arange(width) < lengths[:, None]
-        self.tail_doc = docs[tails[:, None], np.minimum(columns, log.n_ranks - 1)]
+        self.tail_mask = np.ascontiguousarray((np.arange(width) < lengths[:, None]).T)
+        self.tail_doc = np.ascontiguousarray(docs[tails[:, None], np.minimum(columns, log.n_ranks - 1)].T)
+        self.inner = (np.arange(width)[:, None] < lengths - 1).astype(np.float64)
+        self.cell_doc = self.tail_doc[self.tail_mask]
         self.after_click = last[tails] >= 0
         self.last_rank = np.maximum(last[tails], 0)[self.after_click]
         self.last_doc = docs[tails, np.maximum(last[tails], 0)][self.after_click]
@@ -67,26 +72,24 @@ class TailPosteriors:
     """
 
     def __init__(self, layout, alpha, after_last, without_click, n_docs):
-        mask = layout.tail_mask
-        a = np.where(mask, alpha[layout.tail_doc], 0.0)  # 0 past a tail's end: no click, the chance stays 1
-        n_tails, width = a.shape
-        no_click_on = np.ones((n_tails, width + 1))
+        a = alpha[layout.tail_doc] * layout.tail_mask  # 0 past a tail's end: no click, the chance stays 1
+        width, n_tails = a.shape
+        missed = 1 - a
+        no_click_on = np.ones((width + 1, n_tails))
         for rank in range(width - 1, -1, -1):
-            no_click_on[:, rank] = (1 - a[:, rank]) * (1 - without_click + without_click * no_click_on[:, rank + 1])
+            no_click_on[rank] = missed[rank] * (1 - without_click + without_click * no_click_on[rank + 1])
         start = np.ones(n_tails)
         start[layout.after_click] = after_last
-        chance = np.maximum(1 - start + start * no_click_on[:, 0], 1e-300)
-        reach = np.empty((n_tails, width))
-        reach[:, 0] = start
+        chance = np.maximum(1 - start + start * no_click_on[0], 1e-300)
+        reach = np.empty((width, n_tails))  # the chance to reach each cell, over the chance of the tail
+        reach[0] = start / chance
         for rank in range(1, width):
-            reach[:, rank] = reach[:, rank - 1] * (1 - a[:, rank - 1]) * without_click
-        examined = np.where(mask, reach * no_click_on[:, :-1] / chance[:, None], 0.0)
-        self.examined = np.bincount(layout.tail_doc[mask], weights=examined[mask], minlength=n_docs)
-        self.on_last = (start * no_click_on[:, 0] / chance)[layout.after_click]
-        inner = mask.copy()  # the cells with a rank after them: a continuation to count
-        inner[np.arange(n_tails), mask.sum(axis=1) - 1] = False
-        unclicked = np.where(inner, reach * (1 - a) / chance[:, None], 0.0)
-        self.went_on = float((unclicked * without_click * no_click_on[:, 1:]).sum())
+            reach[rank] = reach[rank - 1] * missed[rank - 1] * without_click
+        examined = (reach * no_click_on[:-1])[layout.tail_mask]
+        self.examined = np.bincount(layout.cell_doc, weights=examined, minlength=n_docs)
+        self.on_last = (start * no_click_on[0] / chance)[layout.after_click]
+        unclicked = reach * missed * layout.inner
+        self.went_on = float((unclicked * no_click_on[1:]).sum() * without_click)
         self.stopped = float(unclicked.sum() * (1 - without_click))
         self.log_chance = float(np.log(chance).sum())
 
