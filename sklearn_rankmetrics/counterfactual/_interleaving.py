@@ -145,8 +145,9 @@ class InterleavingOutcome:
     pvalue : float or ndarray
         Two-sided sign test of wins against losses (``scipy.stats.binomtest``,
         ties left out), 1 where no query decides; with ``by_mean``, the
-        t-test of the mean credit difference (1 where it is 0 on every
-        query, 0 where it is the same nonzero value on every query).
+        t-test of the mean credit difference (1 with fewer than two queries
+        with a click or a difference of 0 on every one, 0 where it is the
+        same nonzero value on every one).
 
     See Also
     --------
@@ -212,6 +213,8 @@ def mean_difference_test(differences):
     if len(differences) == 0:
         return 0.0, 1.0
     mean = float(differences.mean())
+    if len(differences) < 2:  # no spread to test against
+        return mean, 1.0
     if np.ptp(differences) == 0:  # no spread: the t statistic is 0/0 or infinite
         return mean, 1.0 if mean == 0 else 0.0
     return mean, float(stats.ttest_1samp(differences, 0.0).pvalue)

@@ -232,3 +232,11 @@ def test_optimized_distributions_solved_together_equal_those_solved_alone():
             for depth in range(1, 6):
                 prefix = set(listed[:depth].tolist())
                 assert any(prefix == set(a[q, :i]) | set(b[q, :j]) for i in range(6) for j in range(6))
+
+
+def test_the_mean_credit_test_of_too_few_queries_says_nothing():
+    shown = interleave([[1, 2, 3]], [[3, 2, 1]], method="optimized", random_state=0)
+    one = shown.credit([[1, 0, 0]])
+    assert one.delta != 0 and one.pvalue == 1.0
+    none = shown.credit([[0, 0, 0]])
+    assert (none.delta, none.pvalue) == (0.0, 1.0)
