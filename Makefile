@@ -27,8 +27,10 @@ example: $(VENV)/.example
 	$(BIN)/python examples/tune_ranker.py
 
 # The test extra is installed: a reference test that would skip for want of its tool fails (tests/conftest.py).
+# Two workers by default (the machines have two cores); the Spark tests share one worker and its one session.
+PYTEST_WORKERS ?= 2
 test: $(VENV)/.test
-	RANKMETRICS_REQUIRE_REFERENCES=1 $(BIN)/python -m pytest
+	RANKMETRICS_REQUIRE_REFERENCES=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 lint: $(VENV)/.test
 	$(BIN)/python -m pip install --quiet -e ".[dev]"

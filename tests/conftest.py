@@ -41,3 +41,12 @@ def lambdarank_dir(tmp_path_factory):
         (folder / name).write_bytes(gzip.decompress((DATA / f"{name}.gz").read_bytes()))
         (folder / f"{name}.query").write_bytes((DATA / f"{name}.query").read_bytes())
     return folder
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test`` runs two workers, ``--dist loadgroup``), every Spark test goes to one
+    worker, so that the run starts one Spark session, not one per worker."""
+    spark_tests = os.path.join(os.path.dirname(__file__), "spark")
+    for item in items:
+        if str(item.path).startswith(spark_tests + os.sep):
+            item.add_marker(pytest.mark.xdist_group("spark"))

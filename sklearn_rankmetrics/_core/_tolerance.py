@@ -13,11 +13,12 @@ holds everywhere and rounding never decides.
 
 The rule: two values are equal when they differ by at most
 ``TIE_ULPS * eps * scale`` (``eps = 2**-52``), about ``5.7e-14 * scale``,
-where the scale is the largest magnitude among the values compared together
-(all systems' values of one metric; for a paired difference on a query, the
-two values of that query). Genuine differences between metric values are many
-orders of magnitude larger (one swap of two documents at ranks 1,000 and 1,001
-changes DCG by about 1e-5 of its value).
+where the scale is that of the two values compared: their own larger
+magnitude (two systems' means; for a paired difference on a query, the two
+values of that query). One huge value elsewhere in a vector changes nothing:
+1e-16 and 2e-16 are distinct next to 1e15. Genuine differences between
+metric values are many orders of magnitude larger (one swap of two documents
+at ranks 1,000 and 1,001 changes DCG by about 1e-5 of its value).
 
 A sum of n values carries more rounding than the values themselves:
 :func:`sum_tolerance` bounds it, for the statistics that compare sums (the
@@ -91,11 +92,11 @@ def equal_up_to_rounding(a, b, *, scale=None):
 def round_ties(values, *, scale=None):
     """A copy of ``values`` where values equal up to rounding are made exactly equal, along the last axis.
 
-    The values are sorted; a gap between neighbours of at most the tolerance
-    (:func:`rounding_tolerance` of ``scale``, by default the largest finite
-    magnitude of ``values``) joins them into one block, and every value of a
-    block becomes the block's smallest. Order between blocks is kept, so
-    ranks computed afterwards treat rounding noise as a tie. NaN stays NaN.
+    The values are sorted; two neighbours join one block when their gap is
+    within both their tolerances (:func:`rounding_tolerance` of their
+    scales), and every value of a block becomes the block's smallest. Order
+    between blocks is kept, so ranks computed afterwards treat rounding noise
+    as a tie. NaN stays NaN.
 
     Parameters
     ----------
@@ -103,8 +104,10 @@ def round_ties(values, *, scale=None):
         1-D, or rows of values (each row on its own).
     scale : float or array-like, default=None
         Broadcast to ``values``: one scale for all, one per row (shape
-        ``(..., 1)``) or one per value, where two neighbours join when their
-        gap is within both their tolerances.
+        ``(..., 1)``) or one per value. None: each value's own magnitude, so
+        that two neighbours are judged at their own scale (equal up to
+        rounding as :func:`equal_up_to_rounding` of the two), whatever the
+        other values.
 
     Returns
     -------
@@ -113,7 +116,7 @@ def round_ties(values, *, scale=None):
     values = np.array(values, dtype=np.float64)  # a copy: the input is never modified
     if values.shape[-1:] in ((), (0,), (1,)):
         return values
-    scale = values_scale(values) if scale is None else scale
+    scale = np.abs(values) if scale is None else scale
     tolerance = np.broadcast_to(rounding_tolerance(scale), values.shape)
     order = np.argsort(values, axis=-1, kind="stable")  # NaN last
     ordered = np.take_along_axis(values, order, axis=-1)

@@ -16,12 +16,13 @@ from ._inputs import paired_scores
 from ._results import CorrelationResult
 
 VARIANTS = ("a", "b", "c")
+TAU_AP_VARIANTS = ("a", "b")
 # Cells of the (systems x systems) comparisons of tau_AP held at a time.
 CHUNK = 2**22
 
 
 def warn_if_constant(x, y, names):
-    """Warn, and say so, when either set of scores is constant: the correlation is then undefined (nan)."""
+    """Warn, and say so, when either set of (rounded) scores is constant: the correlation is then undefined (nan)."""
     for name, values in zip(names, (x, y), strict=True):
         if np.all(values == values[0]):
             warn(
@@ -49,7 +50,9 @@ def kendall_tau(x, y, *, variant="b", metric=None):
         tau-b, which corrects for them (scipy's default), or Stuart's tau-c.
     metric : str, default=None
         The column of a DataFrame, or the metric of a RankingComparison,
-        whose scores to correlate; None: the only (or first) one.
+        whose scores to correlate; None: the only one (a table or comparison
+        of several metrics, or two comparisons of different metrics, are
+        refused: say which).
 
     Returns
     -------
@@ -72,8 +75,8 @@ def kendall_tau(x, y, *, variant="b", metric=None):
     .. math:: \\tau_a = \\frac{C - D}{n_0}, \\qquad
               \\tau_b = \\frac{C - D}{\\sqrt{(n_0 - n_x)(n_0 - n_y)}}.
 
-    Scores equal up to rounding (256 ulps of the largest score, the library's one tolerance) are tied
-    before counting. tau-b, tau-c and the p-value are those of
+    Scores equal up to rounding (256 ulps of the larger of the two, the
+    library's one tolerance) are tied before counting. tau-b, tau-c and the p-value are those of
     ``scipy.stats.kendalltau`` on the scores so rounded (exact for small n
     without ties, else the normal approximation with the tie-corrected
     variance). The p-value tests :math:`C - D = 0`, so it is the same for
@@ -89,15 +92,19 @@ def kendall_tau(x, y, *, variant="b", metric=None):
     """
     variant = check_option("variant", variant, VARIANTS)
     _, x, y = paired_scores(x, y, metric=metric)
-    x, y = round_ties(x), round_ties(y)
-    if warn_if_constant(x, y, ("x", "y")):
+    return kendall_of_rounded(round_ties(x), round_ties(y), variant)
+
+
+def kendall_of_rounded(x, y, variant, names=("x", "y")):
+    """Kendall's tau of scores whose ties up to rounding are already exact ties (see :func:`kendall_tau`)."""
+    if warn_if_constant(x, y, names):
         return CorrelationResult(np.nan, np.nan, "kendall", len(x), variant)
     result = stats.kendalltau(x, y, variant="c" if variant == "c" else "b")
     statistic = float(result.statistic)
     if variant == "a":
         pairs = len(x) * (len(x) - 1) / 2
         statistic *= np.sqrt((pairs - tied_pairs(x)) * (pairs - tied_pairs(y))) / pairs
-    return CorrelationResult(statistic, float(result.pvalue), "kendall", len(x), variant)
+    return CorrelationResult(float(statistic), float(result.pvalue), "kendall", len(x), variant)
 
 
 def tied_pairs(values):
@@ -115,7 +122,7 @@ def spearman_rho(x, y, *, metric=None):
         The scores of the same systems, as for :func:`kendall_tau`.
     metric : str, default=None
         The column of a DataFrame, or the metric of a RankingComparison; None:
-        the only (or first) one.
+        the only one.
 
     Returns
     -------
@@ -142,8 +149,12 @@ def spearman_rho(x, y, *, metric=None):
     0.8
     """
     _, x, y = paired_scores(x, y, metric=metric)
-    x, y = round_ties(x), round_ties(y)
-    if warn_if_constant(x, y, ("x", "y")):
+    return spearman_of_rounded(round_ties(x), round_ties(y))
+
+
+def spearman_of_rounded(x, y, names=("x", "y")):
+    """Spearman's rho of scores whose ties up to rounding are already exact ties (see :func:`spearman_rho`)."""
+    if warn_if_constant(x, y, names):
         return CorrelationResult(np.nan, np.nan, "spearman", len(x))
     result = stats.spearmanr(x, y)
     return CorrelationResult(float(result.statistic), float(result.pvalue), "spearman", len(x))
@@ -158,7 +169,7 @@ def pearson_r(x, y, *, metric=None):
         The scores, as for :func:`kendall_tau`.
     metric : str, default=None
         The column of a DataFrame, or the metric of a RankingComparison; None:
-        the only (or first) one.
+        the only one.
 
     Returns
     -------
@@ -174,9 +185,12 @@ def pearson_r(x, y, *, metric=None):
 
     Notes
     -----
-    Pearson's r of the values themselves (no rounding of ties: it does not
-    rank), with the p-value of the t distribution with n - 2 degrees of
-    freedom and Fisher's z interval, as ``scipy.stats.pearsonr``.
+    Pearson's r of the values themselves (it does not rank: values are
+    never rounded), with the p-value of the t distribution with n - 2
+    degrees of freedom and Fisher's z interval, as ``scipy.stats.pearsonr``.
+    Scores that are all equal up to rounding (differing by rounding noise
+    only, such as 0.3 and 0.1 + 0.2) are constant: r is nan with a warning,
+    as for Spearman and Kendall, rather than a correlation of noise.
 
     Examples
     --------
@@ -185,17 +199,23 @@ def pearson_r(x, y, *, metric=None):
     0.9648
     """
     _, x, y = paired_scores(x, y, metric=metric)
-    if warn_if_constant(x, y, ("x", "y")):
+    return pearson_of(x, y)
+
+
+def pearson_of(x, y, names=("x", "y")):
+    """Pearson's r of the scores, nan (with a warning) where either is constant up to rounding."""
+    if warn_if_constant(round_ties(x), round_ties(y), names):
         return CorrelationResult(np.nan, np.nan, "pearson", len(x))
     result = stats.pearsonr(x, y)
     return CorrelationResult(float(result.statistic), float(result.pvalue), "pearson", len(x))
 
 
-def tau_ap(reference, estimate, *, metric=None):
+def tau_ap(reference, estimate, *, variant=None, metric=None):
     """Compute the AP correlation tau_AP (Yilmaz et al. 2008): ``estimate``'s ordering judged by ``reference``'s.
 
     Like Kendall's tau, but a swap near the top of the ``estimate``
-    ordering costs more than one near the bottom.
+    ordering costs more than one near the bottom. Ties are treated as
+    Urbano and Marrero (2017) define it, in their two scenarios.
 
     Parameters
     ----------
@@ -204,15 +224,28 @@ def tau_ap(reference, estimate, *, metric=None):
         as for :func:`kendall_tau`.
     estimate : same as ``reference``
         The scores of the same systems whose ordering is judged.
+    variant : {None, "a", "b"}, default=None
+        ``"a"``, tau_AP,a (accuracy): ``reference`` is a true ordering
+        without ties, and ``estimate``'s ties are averaged over their
+        orderings; a ``reference`` with ties is refused. ``"b"``, tau_AP,b
+        (agreement): two orderings that may both tie, neither the truth;
+        symmetric, and 1 for identical orderings. None: ``"a"`` where
+        ``reference`` has no tie, ``"b"`` where it has.
     metric : str, default=None
         The column of a DataFrame, or the metric of a RankingComparison; None:
-        the only (or first) one.
+        the only one.
 
     Returns
     -------
     tau_ap : float
-        In [-1, 1]: 1 when ``estimate`` orders the systems as ``reference``,
-        -1 when it reverses them. Not symmetric in its arguments.
+        In [-1, 1]: 1 when ``estimate`` orders the systems as ``reference``
+        (ties alike, for tau_AP,b), -1 when it reverses them; nan (with a
+        warning) for tau_AP,b where either ties every system.
+
+    Raises
+    ------
+    ValueError
+        With ``variant="a"``, when ``reference`` ties two systems.
 
     See Also
     --------
@@ -225,21 +258,41 @@ def tau_ap(reference, estimate, *, metric=None):
     :math:`C(i)` the number of the :math:`i - 1` systems above rank i that
     ``reference`` also ranks above the system at rank i [1]_,
 
-    .. math:: \\tau_{AP} = \\frac{2}{n - 1} \\sum_{i=2}^{n} \\frac{C(i)}{i - 1} - 1.
+    .. math:: \\tau_{AP} = \\frac{2}{n - 1} \\sum_{i=2}^{n} \\frac{C(i)}{i - 1} - 1,
 
-    Ties, which the definition leaves out, are averaged: the value is the
-    exact mean of :math:`\\tau_{AP}` over every ordering that breaks the
-    ties of both ``reference`` and ``estimate`` (each ordering equally
-    likely), so a pair tied in ``reference`` counts 1/2, and a tie block of
-    ``estimate`` spreads each of its systems evenly over the ranks it
-    occupies. Scores equal up to rounding are tied first. Computed in
-    closed form, without enumerating orderings; memory grows as
-    :math:`n^2` in chunks.
+    which is not symmetric. Ties, which this definition leaves out, as
+    Urbano and Marrero [2]_:
+
+    - tau_AP,a (accuracy) is the exact mean of :math:`\\tau_{AP}` over
+      the orderings that break the ties of ``estimate``, each equally
+      likely: a system of a tie block of m systems that starts below s
+      others takes each of the ranks s + 1 .. s + m with chance 1/m, with a
+      uniform share of its block mates above it. Without ties in
+      ``estimate`` it is :math:`\\tau_{AP}`.
+    - tau_AP,b (agreement) is the mean of the two directions
+      :math:`(\\tau_{AP,b}(x|y) + \\tau_{AP,b}(y|x)) / 2`, where
+      :math:`\\tau_{AP,b}(x|y) = \\frac{2}{|T|} \\sum_{i \\in T}
+      \\frac{C(i)}{p(i)} - 1` traverses the tie blocks of y: T holds the
+      systems below y's first block, :math:`p(i)` counts the systems of
+      the blocks above i's, and :math:`C(i)` those of them that x ranks
+      strictly above i (a tie in x is no agreement). Identical orderings,
+      ties included, score 1; without ties it is the mean of
+      :math:`\\tau_{AP}` both ways.
+
+    The default chooses by the paper's rule: a reference with ties is no
+    true ordering, so two such orderings are compared for agreement.
+    Scores equal up to rounding are tied first. Computed in closed form,
+    without enumerating orderings; memory grows as :math:`n^2` in chunks.
+    Equal to the values that the ``ircor`` R package (the paper's authors')
+    checks for its ``tauAP``, ``tauAP_a`` and ``tauAP_b`` in its tests and
+    README (tests/meta; R itself is not run).
 
     References
     ----------
     .. [1] E. Yilmaz, J. A. Aslam and S. Robertson, "A new rank correlation
        coefficient for information retrieval", SIGIR 2008.
+    .. [2] J. Urbano and M. Marrero, "The treatment of ties in AP
+       correlation", ICTIR 2017.
 
     Examples
     --------
@@ -251,31 +304,63 @@ def tau_ap(reference, estimate, *, metric=None):
     >>> # estimate b > a > c > d: C = 0, 2, 3, so 2/3 (0 + 1 + 1) - 1
     >>> round(tau_ap(reference, [3, 4, 2, 1]), 4)
     0.3333
+    >>> tau_ap([2, 2, 1], [2, 2, 1])  # a reference with ties: tau_AP,b, 1 for identical orderings
+    1.0
     """
+    variant = check_option("variant", variant, TAU_AP_VARIANTS) if variant is not None else None
     _, reference, estimate = paired_scores(reference, estimate, names=("reference", "estimate"), metric=metric)
-    return expected_tau_ap(round_ties(reference), round_ties(estimate))
+    return tau_ap_of_rounded(round_ties(reference), round_ties(estimate), variant)[0]
+
+
+def tau_ap_of_rounded(reference, estimate, variant):
+    """tau_AP of scores whose ties up to rounding are exact ties, and the variant used: (value, "a" or "b")."""
+    tied = has_ties(reference)
+    if variant is None:
+        variant = "b" if tied else "a"
+    if variant == "a":
+        if tied:
+            raise ValueError(
+                "reference ties some systems (equal up to rounding), but tau_AP,a (variant='a') judges an "
+                "estimate against a true ordering without ties (Urbano & Marrero 2017). To compare two orderings "
+                "that may both tie, pass variant='b' (tau_AP,b: 1 for identical orderings)."
+            )
+        return expected_tau_ap(reference, estimate), "a"
+    if warn_if_constant(reference, estimate, ("reference", "estimate")):
+        return np.nan, "b"
+    return (agreement_tau_ap(reference, estimate) + agreement_tau_ap(estimate, reference)) / 2.0, "b"
+
+
+def has_ties(values):
+    """Whether two of the values are equal."""
+    return len(np.unique(values)) < len(values)
+
+
+def tie_blocks(estimate):
+    """The systems in the order of ``estimate``: (order, each one's block, its block's start s and size m)."""
+    n = len(estimate)
+    order = np.argsort(-estimate, kind="stable")
+    ordered = estimate[order]
+    block = np.concatenate(([0], np.cumsum(ordered[1:] != ordered[:-1])))
+    starts = np.flatnonzero(np.concatenate(([True], block[1:] != block[:-1])))
+    sizes = np.diff(np.append(starts, n))
+    return order, block, starts[block].astype(np.float64), sizes[block].astype(np.float64)
 
 
 def expected_tau_ap(reference, estimate):
-    """tau_AP averaged over the orderings that break the ties of both scores (see :func:`tau_ap`'s Notes).
+    """tau_AP,a: tau_AP averaged over the orderings that break the ties of ``estimate`` (see :func:`tau_ap`).
 
-    A system x in the tie block of ``estimate`` that starts at rank s + 1
-    and has m systems takes each of its ranks s + 1 + p (p = 0 .. m - 1)
-    with chance 1/m; above it then sit every system of the earlier blocks
-    and p of its m - 1 block mates, a uniform random choice. So
-    :math:`E[C/(i-1)] = \\frac{1}{m} \\sum_p \\frac{A + p B/(m - 1)}{s + p}`,
-    with A the systems of earlier blocks that ``reference`` ranks above x
-    and B its block mates that ``reference`` ranks above x (a tie in
-    ``reference`` counting 1/2); rank 1 adds nothing.
+    ``reference`` has no ties. A system x in the tie block of ``estimate``
+    that starts at rank s + 1 and has m systems takes each of its ranks
+    s + 1 + p (p = 0 .. m - 1) with chance 1/m; above it then sit every
+    system of the earlier blocks and p of its m - 1 block mates, a uniform
+    random choice. So :math:`E[C/(i-1)] = \\frac{1}{m} \\sum_p \\frac{A + p
+    B/(m - 1)}{s + p}`, with A the systems of earlier blocks that
+    ``reference`` ranks above x and B its block mates that ``reference``
+    ranks above x; rank 1 adds nothing.
     """
     n = len(reference)
-    order = np.argsort(-estimate, kind="stable")
-    reference, estimate = reference[order], estimate[order]
-    block = np.concatenate(([0], np.cumsum(estimate[1:] != estimate[:-1])))
-    starts = np.flatnonzero(np.concatenate(([True], block[1:] != block[:-1])))
-    sizes = np.diff(np.append(starts, n))
-    s, m = starts[block].astype(np.float64), sizes[block].astype(np.float64)
-    above, mates = above_counts(reference, block)
+    order, block, s, m = tie_blocks(estimate)
+    above, mates = above_counts(reference[order], block)
     harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, n + 1))))
     # h1 = sum over the ranks of the block (rank 1 excluded) of 1 / (rank - 1); h2 of p / (rank - 1).
     h1 = harmonic[(s + m - 1).astype(np.intp)] - harmonic[np.maximum(s - 1, 0).astype(np.intp)]
@@ -286,23 +371,29 @@ def expected_tau_ap(reference, estimate):
     return float(2.0 / (n - 1) * expected.sum() - 1.0)
 
 
-def above_counts(reference, block):
-    """For each system: how many systems of earlier blocks, and of its own block, ``reference`` ranks above it.
+def agreement_tau_ap(reference, estimate):
+    """One direction of tau_AP,b: ``estimate``'s tie blocks traversed, ``reference``'s strict order as the judge."""
+    order, block, s, _ = tie_blocks(estimate)
+    above, _ = above_counts(reference[order], block)
+    below_top = s > 0
+    return float(2.0 * np.mean(above[below_top] / s[below_top]) - 1.0)
 
-    A tie in ``reference`` counts 1/2. Rows in chunks of about ``CHUNK``
-    comparisons.
+
+def above_counts(reference, block):
+    """For each system: how many systems of earlier blocks, and of its own block, ``reference`` ranks strictly above it.
+
+    Rows in chunks of about ``CHUNK`` comparisons.
     """
     n = len(reference)
     above, mates = np.empty(n), np.empty(n)
     step = max(1, CHUNK // n)
     for start in range(0, n, step):
         rows = slice(start, min(start + step, n))
-        higher = (reference[None, :] > reference[rows, None]) + 0.5 * (reference[None, :] == reference[rows, None])
-        higher[np.arange(rows.stop - rows.start), np.arange(rows.start, rows.stop)] = 0.0  # not itself
+        higher = reference[None, :] > reference[rows, None]
         earlier = block[None, :] < block[rows, None]
         same = block[None, :] == block[rows, None]
-        above[rows] = (higher * earlier).sum(axis=1)
-        mates[rows] = (higher * same).sum(axis=1)
+        above[rows] = (higher & earlier).sum(axis=1)
+        mates[rows] = (higher & same).sum(axis=1)
     return above, mates
 
 

@@ -1,9 +1,11 @@
-"""Can a test collection tell systems apart? Discriminative power (Sakai 2006) and swap rates (Voorhees & Buckley 2002).
+"""Can a test collection tell systems apart? Discriminative power (Sakai 2006): the share of pairs a test separates.
 
-Both take the per-query scores of many systems, a queries x systems matrix,
-and work on every pair of systems at once: the paired differences of all
-pairs form one matrix, and every resample or topic split is a matrix product
-(the tests are those of :func:`compare_rankings`).
+It takes the per-query scores of many systems, a queries x systems matrix,
+and tests every pair of systems with the tests of :func:`compare_rankings`,
+the pairs streamed in blocks: each block's paired differences, resampled
+statistics and p-values are computed from the same resamples (replayed from
+their seeds) and reduced before the next block starts, so memory stays
+bounded whatever the number of systems.
 """
 
 import itertools
@@ -12,12 +14,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core._resampling import Resamples, bootstrap_means, check_resampling
-from .._core._tolerance import rounding_tolerance, values_scale
-from .._core._validation import check_integer, check_option, check_real, plain
-from ..stats._anova import tukey_columns
+from .._core._validation import check_option, check_real
+from ..stats._anova import TUKEY_TESTS, TukeyNull
 from ..stats._comparison_report import import_pandas
+from ..stats._pair_rows import PAIR_CHUNK
 from ..stats._paired_tests import (
     bootstrap_t_columns,
+    bootstrap_t_pvalues,
     mean_difference,
     pair_differences,
     paired_pvalues,
@@ -125,14 +128,13 @@ def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=10
     scores : array-like of shape (n_queries, n_systems), mapping, DataFrame or RankingComparison
         The per-query scores of the systems on one metric: a matrix of one
         row per query and one column per system, a mapping ``{system:
-        per-query values}`` (the same queries in the same order), a
-        DataFrame of one column per system, or a :class:`RankingComparison`
-        (the per-query values of ``metric`` on the queries every system
-        defines).
+        per-query values}`` (arrays in the same order of queries, or pandas
+        Series aligned by their index), a DataFrame of one column per
+        system, or a :class:`RankingComparison` (the per-query values of
+        ``metric`` on the queries every system defines).
     test : {"bootstrap", "randomized-tukey-hsd", "randomization", "t-test", \
 "tukey-hsd", "wilcoxon"}, default="bootstrap"
-        The test of each pair: Sakai's paired bootstrap test (the
-        studentized bootstrap of :func:`compare_rankings`), or his
+        The test of each pair: Sakai's paired bootstrap test, or his
         randomised Tukey HSD, which tests all pairs at once and so controls
         the familywise error; or another test of :func:`compare_rankings`.
     alpha : float, default=0.05
@@ -142,7 +144,7 @@ def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=10
     random_state : int, RandomState instance or None, default=None
         Seeds the resampling.
     metric : str, default=None
-        The metric of a RankingComparison; None: its first.
+        The metric of a RankingComparison; None: its only one.
 
     Returns
     -------
@@ -161,12 +163,33 @@ def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=10
     two-sided p-value of a zero mean difference over queries (the achieved
     significance level, ASL); the power is the share below ``alpha`` [1]_.
     The ASL curve plots the pairs' ASLs sorted, against their rank: a
-    metric whose curve lies lower separates more pairs at every level. The
-    p-values are exactly those :func:`compare_rankings` gives each pair
-    with the same test and no correction (the randomised Tukey HSD adjusts
-    over the pairs by itself) [2]_. Every pair's differences form one matrix;
-    every bootstrap resample draws the same queries for every pair. Memory:
-    ``n_resamples`` x twice the number of pairs for the bootstrap test.
+    metric whose curve lies lower separates more pairs at every level.
+
+    The bootstrap ASL is Sakai's, whatever the number of queries: with the
+    paired differences d of n queries, :math:`t(z) = \\bar z / (s_z /
+    \\sqrt n)`, the centred differences :math:`w = d - \\bar d` resampled
+    B times with replacement,
+
+    .. math:: \\mathrm{ASL} = \\#\\{b : |t(w^{*b})| \\geq |t(d)|\\} / B,
+
+    a resample without spread (infinite or undefined t) counting as
+    extreme, and "as extreme" judged up to rounding. Every pair is
+    resampled with the same queries.
+
+    The other tests give each pair the p-value that
+    :func:`compare_rankings` gives it for this metric alone (with
+    ``correction=None``, the same ``n_resamples`` and ``random_state``: the
+    resamples are drawn in the same order): the t-test, the Wilcoxon
+    test and Tukey's HSD exactly; the randomization test and the
+    randomised Tukey HSD (which adjusts over the pairs by itself [2]_) from
+    the same sign flips or permutations. compare_rankings' bootstrap
+    p-value counts the same extreme resamples as :math:`(1 + \\#) / (1 +
+    B)`, and on 13 queries or fewer it is also at least the exact
+    randomization test's, a guard for small samples that Sakai's ASL does
+    not have.
+
+    Pairs are tested in blocks of at most about two million resampled
+    numbers, whatever the number of systems.
 
     References
     ----------
@@ -189,231 +212,66 @@ def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=10
     test = check_option("test", test, TESTS)
     alpha = check_real("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
     n_resamples, _, rng = check_resampling(n_resamples, 0.95, random_state)
-    names, matrix = per_query_scores(scores, "scores", metric=metric)
+    names, matrix, _ = per_query_scores(scores, "scores", metric=metric)
     first, second, pairs = system_pairs(names)
-    # Equal up to rounding is equal, as in compare_rankings: queries x pairs.
-    differences = pair_differences(matrix[:, second].T, matrix[:, first].T).T
-    warn_if_powerless(len(matrix), test, alpha, [metric or "scores"], n_resamples, len(names))
-    if test in ("tukey-hsd", "randomized-tukey-hsd"):
-        values = {"scores": dict(zip(names, matrix.T, strict=True))}
-        pvalues = tukey_columns(values, pairs, test, n_resamples, 0.95, rng)["pvalue"]
-    elif test == "bootstrap":
-        warn_if_constant(differences, metric or "scores", pairs)
-        moments = bootstrap_means(bootstrap_t_columns(differences), Resamples(n_resamples, rng))
-        pvalues = paired_pvalues(differences, test, moments=moments)
-    else:
-        sampled = test == "randomization" and 2 ** len(matrix) > n_resamples
-        pvalues = paired_pvalues(differences, test, flips=Resamples(n_resamples, rng) if sampled else None)
-    pvalues = np.asarray(pvalues, dtype=np.float64)
+    label = metric or "scores"
+    tester = PairTester(matrix, test, n_resamples, rng, label)
+    if test != "bootstrap":  # Sakai's ASL has no floor but its resolution 1 / B
+        warn_if_powerless(len(matrix), test, alpha, [label], n_resamples, len(names))
+    pvalues, deltas = np.empty(len(pairs)), np.empty(len(pairs))
+    width = max(1, PAIR_CHUNK // max(n_resamples, len(matrix)))
+    for start in range(0, len(pairs), width):
+        block = slice(start, start + width)
+        deltas[block], pvalues[block] = tester.pvalues(first[block], second[block], pairs[block])
     return DiscriminativePower(
         power=float((pvalues < alpha).mean()),
         pairs=pairs,
         pvalues=pvalues,
-        deltas=mean_difference(differences.T),
+        deltas=deltas,
         alpha=alpha,
         test=test,
         n_queries=len(matrix),
     )
 
 
-@dataclass(frozen=True)
-class SwapRate:
-    """How often two disjoint topic subsets disagree on which of two systems is better: :func:`swap_rate`'s result.
+class PairTester:
+    """The resamples of a test, drawn once in :func:`compare_rankings`' order, and the p-values of blocks of pairs.
 
-    Parameters
-    ----------
-    subset_sizes : list of int
-        The topic subset sizes c.
-    bin_edges : ndarray of shape (n_bins + 1,)
-        The bins of the absolute difference of means on the first subset.
-    comparisons : ndarray of shape (n_sizes, n_bins)
-        The (trial, pair) comparisons whose difference falls in each bin.
-    swaps : ndarray of shape (n_sizes, n_bins)
-        Those of them where the second subset orders the pair the other way.
-    n_trials : int
-        Trials (random splits) per subset size.
-
-    See Also
-    --------
-    swap_rate : Builds it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_rankmetrics.meta import swap_rate
-    >>> rng = np.random.default_rng(0)
-    >>> scores = np.clip(np.linspace(0.2, 0.5, 6) + rng.normal(0, 0.15, (50, 6)), 0, 1)
-    >>> result = swap_rate(scores, subset_size=[10, 25], n_trials=200, random_state=0)
-    >>> bool(result.rate[1] < result.rate[0])  # more topics, fewer swaps
-    True
+    compare_rankings draws its bootstrap resamples first, then the
+    randomised Tukey HSD's permutations, then the sampled sign flips: drawn
+    here in that order from the same generator, the same ``random_state``
+    gives the same resamples. Every block of pairs replays them.
     """
 
-    subset_sizes: list
-    bin_edges: np.ndarray = field(repr=False)
-    comparisons: np.ndarray = field(repr=False)
-    swaps: np.ndarray = field(repr=False)
-    n_trials: int
+    def __init__(self, matrix, test, n_resamples, rng, label):
+        self.matrix, self.test, self.label = matrix, test, label
+        self.bootstrap = Resamples(n_resamples, rng)
+        self.null = TukeyNull([matrix], test, n_resamples, 0.95, rng, [label]) if test in TUKEY_TESTS else None
+        sampled = test == "randomization" and 2 ** len(matrix) > n_resamples
+        self.flips = Resamples(n_resamples, rng) if sampled else None
 
-    @property
-    def rate(self):
-        """The swap rate of each subset size over all bins: swaps / comparisons."""
-        return self.swaps.sum(axis=1) / np.maximum(self.comparisons.sum(axis=1), 1)
-
-    @property
-    def rate_by_bin(self):
-        """The swap rate of each (subset size, bin): nan where a bin has no comparison."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(self.comparisons > 0, self.swaps / self.comparisons, np.nan)
-
-    def to_frame(self):
-        """One row per (subset size, bin) with comparisons.
-
-        Returns
-        -------
-        frame : pandas.DataFrame
-            Columns ``subset_size``, ``delta_low``, ``delta_high`` (the bin),
-            ``comparisons``, ``swaps`` and ``swap_rate``.
-        """
-        pd = import_pandas("SwapRate.to_frame")
-        rows = []
-        for s, size in enumerate(self.subset_sizes):
-            for b in np.flatnonzero(self.comparisons[s]):
-                rows.append(
-                    {
-                        "subset_size": size,
-                        "delta_low": self.bin_edges[b],
-                        "delta_high": self.bin_edges[b + 1],
-                        "comparisons": int(self.comparisons[s, b]),
-                        "swaps": int(self.swaps[s, b]),
-                        "swap_rate": self.swaps[s, b] / self.comparisons[s, b],
-                    }
-                )
-        return pd.DataFrame(rows)
-
-    def __str__(self):
-        rates = ", ".join(f"{size}: {rate:.4f}" for size, rate in zip(self.subset_sizes, self.rate, strict=True))
-        return f"swap rate by topic subset size ({self.n_trials} trials each): {rates}"
+    def pvalues(self, first, second, pairs):
+        """The mean differences and p-values of the pairs (``second`` minus ``first``)."""
+        differences = pair_differences(self.matrix[:, second].T, self.matrix[:, first].T)  # pairs x queries
+        deltas = mean_difference(differences)
+        columns = np.ascontiguousarray(differences.T)  # queries x pairs
+        if self.null is not None:
+            return deltas, self.null.pairs(0, deltas)["pvalue"]
+        if self.test == "bootstrap":
+            warn_if_constant(columns, self.label, pairs)
+            return deltas, sakai_asl(columns, self.bootstrap)
+        return deltas, np.asarray(paired_pvalues(columns, self.test, flips=self.flips), dtype=np.float64)
 
 
-def swap_rate(scores, *, subset_size=None, n_trials=1000, bin_width=0.01, random_state=None, metric=None):
-    """The swap rate (Voorhees & Buckley 2002): how often two disjoint topic subsets order a pair of systems oppositely.
+def sakai_asl(differences, resamples):
+    """Sakai's bootstrap ASL of each column of paired differences: extreme resamples over B (see the Notes).
 
-    Parameters
-    ----------
-    scores : array-like of shape (n_queries, n_systems), mapping, DataFrame or RankingComparison
-        The per-query scores of the systems on one metric, as for
-        :func:`discriminative_power`.
-    subset_size : int or sequence of int, default=None
-        The number c of topics in each of the two subsets, at most
-        ``n_queries // 2``; several sizes give one rate each. None:
-        ``n_queries // 2``.
-    n_trials : int, default=1000
-        Random splits per subset size.
-    bin_width : float, default=0.01
-        Width of the bins of the absolute difference of the two systems'
-        means on the first subset.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the splits.
-    metric : str, default=None
-        The metric of a RankingComparison; None: its first.
-
-    Returns
-    -------
-    result : SwapRate
-        Comparisons and swaps per subset size and bin; ``rate`` and
-        ``rate_by_bin`` give the rates.
-
-    See Also
-    --------
-    discriminative_power : The share of pairs a significance test separates.
-
-    Notes
-    -----
-    Each trial draws two disjoint subsets of c topics, without replacement.
-    For every pair of systems, :math:`d_1` and :math:`d_2` are the
-    differences of their mean scores on the two subsets; the comparison
-    falls in the bin of :math:`|d_1|`, and it is a swap when :math:`d_1
-    d_2 < 0`, the subsets disagreeing on which system is better [1]_.
-    Differences equal to 0 up to rounding are ties, never swaps. Each
-    bin's rate estimates how often a difference of that size on c topics
-    is reversed by another c topics. All pairs and the trials of a block
-    are computed as matrix products.
-
-    References
-    ----------
-    .. [1] E. M. Voorhees and C. Buckley, "The effect of topic set size on
-       retrieval experiment error", SIGIR 2002.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_rankmetrics.meta import swap_rate
-    >>> scores = [[0.1, 0.2], [0.3, 0.5], [0.2, 0.4], [0.6, 0.5]]  # system 1 wins 3 of 4 topics
-    >>> result = swap_rate(scores, subset_size=1, n_trials=500, random_state=0)
-    >>> round(float(result.rate[0]), 1)  # a swap when one of the two topics drawn is the last: 1/2 of the time
-    0.5
+    The count is that of the studentized bootstrap p-value of
+    :func:`compare_rankings`, ``(1 + count) / (1 + B)``, from the same
+    resamples: recovered exactly from it, then divided by B. Systems equal
+    up to rounding on every query have ASL 1.
     """
-    names, matrix = per_query_scores(scores, "scores", metric=metric)
-    n_queries = len(matrix)
-    sizes = check_subset_sizes(subset_size, n_queries)
-    n_trials = check_integer("n_trials", n_trials)
-    bin_width = check_real("bin_width", bin_width, low=0, low_open=True)
-    rng = check_resampling(n_trials, 0.95, random_state)[2]
-    first, second, _ = system_pairs(names)
-    n_bins = int(np.floor((matrix.max() - matrix.min()) / bin_width)) + 1
-    tolerance = rounding_tolerance(values_scale(matrix))
-    comparisons, swaps = np.zeros((len(sizes), n_bins)), np.zeros((len(sizes), n_bins))
-    for s, size in enumerate(sizes):
-
-        def block(count, generator, size=size):
-            # A random permutation of the topics per trial: its first c and next c are the two subsets.
-            order = generator.permuted(np.broadcast_to(np.arange(n_queries), (count, n_queries)), axis=1)
-            d1, d2 = (
-                subset_differences(matrix, order[:, part], first, second)
-                for part in (slice(0, size), slice(size, 2 * size))
-            )
-            d1, d2 = np.where(np.abs(d1) <= tolerance, 0.0, d1), np.where(np.abs(d2) <= tolerance, 0.0, d2)
-            bins = np.minimum((np.abs(d1) / bin_width).astype(np.intp), n_bins - 1).ravel()
-            counted = np.bincount(bins, minlength=n_bins)
-            swapped = np.bincount(bins, weights=(d1 * d2 < 0).ravel(), minlength=n_bins)
-            return np.stack([counted, swapped])[None]
-
-        totals = Resamples(n_trials, rng).concatenate(block).sum(axis=0)
-        comparisons[s], swaps[s] = totals
-    return SwapRate(
-        subset_sizes=sizes,
-        bin_edges=np.arange(n_bins + 1) * bin_width,
-        comparisons=comparisons,
-        swaps=swaps,
-        n_trials=n_trials,
-    )
-
-
-def subset_differences(matrix, subsets, first, second):
-    """Each trial's differences of means (second minus first system) over its subset of topics: (trials, pairs)."""
-    n_trials, size = subsets.shape
-    indicator = np.zeros((n_trials, len(matrix)))
-    np.put_along_axis(indicator, subsets, 1.0 / size, axis=1)
-    means = indicator @ matrix
-    return means[:, second] - means[:, first]
-
-
-def check_subset_sizes(subset_size, n_queries):
-    """The topic subset sizes as a list of ints in [1, n_queries // 2]."""
-    if n_queries < 2:
-        raise ValueError(f"swap_rate needs at least two topics; got {n_queries}.")
-    if subset_size is None:
-        return [n_queries // 2]
-    sizes = [subset_size] if np.ndim(subset_size) == 0 else list(subset_size)
-    if not sizes:
-        raise ValueError("subset_size is empty: give one topic subset size or more.")
-    checked = []
-    for size in sizes:
-        size = check_integer("subset_size", size)
-        if 2 * size > n_queries:
-            raise ValueError(
-                f"subset_size={plain(size)!r} needs {2 * size} topics for two disjoint subsets; there are "
-                f"{n_queries}. Give at most {n_queries // 2}."
-            )
-        checked.append(size)
-    return checked
+    n_resamples = resamples.n_resamples
+    moments = bootstrap_means(bootstrap_t_columns(differences), resamples)
+    extreme = np.rint(bootstrap_t_pvalues(differences, moments) * (1 + n_resamples)) - 1
+    return np.where(np.all(differences == 0, axis=0), 1.0, extreme / n_resamples)

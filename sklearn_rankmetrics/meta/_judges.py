@@ -13,9 +13,10 @@ import numpy as np
 
 from .._core._validation import check_option, plain
 from .._core._warnings import warn
+from ..stats._comparison_report import import_pandas
 from ..trec._evaluate import evaluate_run
-from ..trec._io import Run, text
-from ..trec._sources import as_qrels, as_run
+from ..trec._io import Qrels, Run, text
+from ..trec._sources import as_qrels, as_run, first_row, shown
 from ._agreement import (
     LEVELS,
     WEIGHTS,
@@ -26,8 +27,12 @@ from ._agreement import (
     warn_if_undefined,
 )
 from ._leaderboards import ordering_agreement
+from ._sources import read_as, read_judgements
 
 STATISTICS = ("krippendorff", "fleiss", "cohen")
+# Levels of measurement whose differences are defined between any two numbers, fractional judgements included.
+NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
+QUERY_SETS = ("shared", "own")
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,8 @@ class JudgeAgreement:
     n_items : int
         The (query, document) pairs judged by at least two judges: those
         the statistic compares.
+    per_query_items : dict, default={}
+        Query id (str) to its number of such pairs.
 
     See Also
     --------
@@ -70,15 +77,40 @@ class JudgeAgreement:
     method: str
     judges: list
     n_items: int
+    per_query_items: dict = field(default_factory=dict, repr=False)
 
     def __float__(self):
         return float(self.statistic)
 
+    def to_frame(self):
+        """The agreement of each query as a pandas DataFrame, as the other results' ``to_frame`` give their rows.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            One row per query (index ``query_id``), with the columns
+            ``n_items`` (the pairs two judges or more judged) and
+            ``statistic`` (nan where undefined); the overall agreement is
+            ``self.statistic``, not a row.
+        """
+        pd = import_pandas("JudgeAgreement.to_frame")
+        queries = list(self.per_query)
+        frame = pd.DataFrame(
+            {
+                "n_items": [int(self.per_query_items.get(query, 0)) for query in queries],
+                "statistic": [self.per_query[query] for query in queries],
+            },
+            index=pd.Index(queries, name="query_id"),
+        )
+        return frame
+
     def __str__(self):
+        defined = [value for value in self.per_query.values() if not np.isnan(value)]
+        median = f"median {np.median(defined):.4f}" if defined else "undefined on every one"
         return (
             f"{self.method} agreement of {len(self.judges)} judges on {self.n_items} judged documents: "
-            f"{self.statistic:.4f} (over {len(self.per_query)} queries: median "
-            f"{np.nanmedian(list(self.per_query.values())) if self.per_query else np.nan:.4f})"
+            f"{self.statistic:.4f} (over {len(self.per_query)} quer{'y' if len(self.per_query) == 1 else 'ies'}: "
+            f"{median})"
         )
 
 
@@ -120,31 +152,37 @@ def source_name(source, index):
 def judgement_matrix(judges):
     """The judges' names, and their judgements aligned on (query, document).
 
-    Returns ``(names, ratings, query_codes, query_ids)``: ratings of shape
-    (n_judges, n_items), NaN where a judge did not judge an item (negative
-    relevance, trec_eval's pooled but unjudged, counts as not judged); each
-    item's query code, and the query ids (str) in code order.
+    Returns ``(names, ratings, query_codes, query_ids, where)``: ratings of
+    shape (n_judges, n_items), NaN where a judge did not judge an item
+    (negative relevance, trec_eval's pooled but unjudged, counts as not
+    judged); each item's query code; the query ids (str) in code order; and
+    ``where(judge, item)``, the judge's name, document and query of an item
+    for a message.
     """
     names, sources = judge_sources(judges)
-    qrels = []
-    for name, source in zip(names, sources, strict=True):
-        try:
-            qrels.append(as_qrels(source))
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"the qrels of judge {plain(name)!r}: {error}") from error
-    queries = np.concatenate([q.query_id.astype(object) for q in qrels])
-    docs = np.concatenate([q.doc_id.astype(object) for q in qrels])
+    columns = [
+        read_as(read_judgements, source, f"the qrels of judge {plain(name)!r}")
+        for name, source in zip(names, sources, strict=True)
+    ]
+    queries = np.concatenate([query_id.astype(object) for query_id, _, _ in columns])
+    docs = np.concatenate([doc_id.astype(object) for _, doc_id, _ in columns])
     query_ids, query_codes = np.unique(queries, return_inverse=True)
     doc_codes = np.unique(docs, return_inverse=True)[1]
     keys = query_codes.astype(np.int64) * (int(doc_codes.max()) + 1) + doc_codes
     items, item_of_row = np.unique(keys, return_inverse=True)
-    judge_of_row = np.repeat(np.arange(len(qrels)), [len(q.query_id) for q in qrels])
+    judge_of_row = np.repeat(np.arange(len(columns)), [len(query_id) for query_id, _, _ in columns])
     check_judged_once(names, judge_of_row, item_of_row, len(items), queries, docs)
-    relevance = np.concatenate([q.relevance for q in qrels]).astype(np.float64)
-    ratings = np.full((len(qrels), len(items)), np.nan)
+    relevance = np.concatenate([values for _, _, values in columns])
+    ratings = np.full((len(columns), len(items)), np.nan)
     ratings[judge_of_row, item_of_row] = np.where(relevance >= 0, relevance, np.nan)
-    first_row = np.unique(item_of_row, return_index=True)[1]
-    return names, ratings, query_codes[first_row], text(np.array(query_ids.tolist(), dtype=object))
+    first_row_of_item = np.unique(item_of_row, return_index=True)[1]
+
+    def where(judge, item):
+        row = first_row_of_item[item]
+        return f"judge {plain(names[judge])!r} on {first_row(np.arange(len(docs)) == row, queries, docs)}"
+
+    ids = text(np.array(query_ids.tolist(), dtype=object))
+    return names, ratings, query_codes[first_row_of_item], ids, where
 
 
 def check_judged_once(names, judge_of_row, item_of_row, n_items, queries, docs):
@@ -160,7 +198,43 @@ def check_judged_once(names, judge_of_row, item_of_row, n_items, queries, docs):
         )
 
 
-def judge_agreement(judges, *, statistic="krippendorff", level="nominal", weights=None):
+def check_options(statistic, level, weights):
+    """The statistic and its one option, refusing the option of another statistic: (statistic, level, weights)."""
+    statistic = check_option("statistic", statistic, STATISTICS)
+    if level is not None and statistic != "krippendorff":
+        raise ValueError(
+            f"level={plain(level)!r} is Krippendorff's level of measurement; statistic={statistic!r} has none "
+            + ("(its disagreement weights are weights=)." if statistic == "cohen" else "(it is nominal).")
+            + " Pass statistic='krippendorff' to use a level."
+        )
+    if weights is not None and statistic != "cohen":
+        raise ValueError(
+            f"weights={plain(weights)!r} are Cohen's disagreement weights; statistic={statistic!r} has none. Pass "
+            "statistic='cohen' (two judges), or statistic='krippendorff' with level='ordinal' or 'interval'."
+        )
+    level = check_option("level", level, LEVELS) if level is not None else "nominal"
+    weights = check_option("weights", weights, WEIGHTS) if weights is not None else None
+    return statistic, level, weights
+
+
+def check_fractional(ratings, statistic, level, where):
+    """Refuse a fractional judgement where the statistic treats judgements as categories (nominal, Cohen, Fleiss)."""
+    if statistic == "krippendorff" and level in NUMERIC_LEVELS:
+        return
+    with np.errstate(invalid="ignore"):
+        fractional = ratings != np.round(ratings)
+    fractional &= ~np.isnan(ratings)
+    if fractional.any():
+        judge, item = (int(index[0]) for index in np.nonzero(fractional))
+        method = f"krippendorff level={level!r}" if statistic == "krippendorff" else f"statistic={statistic!r}"
+        raise ValueError(
+            f"{where(judge, item)} gives the fractional judgement {plain(ratings[judge, item])!r}, but {method} treats "
+            "judgements as categories. For graded judgements on a numeric scale, pass statistic='krippendorff' "
+            "with level='interval' (or 'ratio', 'ordinal')."
+        )
+
+
+def judge_agreement(judges, *, statistic="krippendorff", level=None, weights=None):
     """The agreement of two or more judges' qrels, over all their judgements and per query.
 
     Parameters
@@ -174,17 +248,27 @@ def judge_agreement(judges, *, statistic="krippendorff", level="nominal", weight
         Krippendorff's alpha (any number of judges, missing judgements, a
         ``level``), Fleiss' kappa (Gwet's form for missing judgements), or
         Cohen's kappa (exactly two judges, with ``weights``).
-    level : {"nominal", "ordinal", "interval", "ratio"}, default="nominal"
-        Krippendorff's level of measurement; for graded relevance,
-        ``"ordinal"`` counts a disagreement of 0 and 2 more than one of 1 and 2.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default=None
+        Krippendorff's level of measurement (None: ``"nominal"``); for
+        graded relevance, ``"ordinal"`` counts a disagreement of 0 and 2
+        more than one of 1 and 2. Only for ``statistic="krippendorff"``.
     weights : {None, "linear", "quadratic"}, default=None
-        Cohen's disagreement weights.
+        Cohen's disagreement weights. Only for ``statistic="cohen"``.
 
     Returns
     -------
     agreement : JudgeAgreement
         ``statistic`` over every (query, document) pair two or more judges
         judged, and ``per_query``, the same statistic on each query's pairs.
+
+    Raises
+    ------
+    ValueError
+        For the option of another statistic (``level=`` with Cohen's or
+        Fleiss' kappa, ``weights=`` with another than Cohen's), for a
+        fractional judgement where the statistic treats judgements as
+        categories, and for qrels that share no judged document; any
+        error in reading a judge's qrels names the judge.
 
     See Also
     --------
@@ -195,7 +279,12 @@ def judge_agreement(judges, *, statistic="krippendorff", level="nominal", weight
     -----
     The judgements are aligned on (query, document): a judge who did not
     judge a pair has a missing judgement there, and so does a negative
-    relevance (trec_eval's pooled but unjudged). Krippendorff's alpha and
+    relevance (trec_eval's pooled but unjudged). Judgements are numbers:
+    fractional ones (an LLM judge's 1.5) are read as they are, and
+    accepted by Krippendorff's alpha at the ordinal, interval and ratio
+    levels, whose differences are defined between any two values; the
+    nominal level, Fleiss' and Cohen's kappa (whose weights go by the
+    position of a category, not its value) refuse them. Krippendorff's alpha and
     Fleiss' kappa use every pair two judges judged; Cohen's kappa the pairs
     both judges judged, its categories (and so its weights) those of those
     pairs, for the whole qrels and every query alike (scikit-learn's
@@ -213,20 +302,20 @@ def judge_agreement(judges, *, statistic="krippendorff", level="nominal", weight
     >>> round(result.statistic, 4), result.n_items
     (0.8898, 5)
     """
-    statistic = check_option("statistic", statistic, STATISTICS)
-    level = check_option("level", level, LEVELS)
-    weights = check_option("weights", weights, WEIGHTS) if weights is not None else None
-    names, ratings, query_codes, query_ids = judgement_matrix(judges)
+    statistic, level, weights = check_options(statistic, level, weights)
+    names, ratings, query_codes, query_ids, where = judgement_matrix(judges)
+    check_fractional(ratings, statistic, level, where)
     if statistic == "cohen" and len(names) != 2:
         raise ValueError(
             f"Cohen's kappa compares two judges; got {len(names)} ({plain(names)}). Use statistic='fleiss' or "
             "'krippendorff' for more."
         )
     judged = (~np.isnan(ratings)).sum(axis=0)
+    n_items = int((judged >= 2).sum())
+    items_per_query = np.bincount(query_codes[judged >= 2], minlength=len(query_ids))
     if statistic == "cohen":
         both = judged == 2
         ratings, query_codes = ratings[:, both], query_codes[both]
-    n_items = int((judged >= 2).sum())
     if not n_items:
         raise ValueError(
             "no (query, document) pair was judged by two judges: the qrels share no judged document, so there "
@@ -243,6 +332,7 @@ def judge_agreement(judges, *, statistic="krippendorff", level="nominal", weight
         method=method,
         judges=names,
         n_items=n_items,
+        per_query_items=dict(zip(query_ids.tolist(), items_per_query.tolist(), strict=True)),
     )
 
 
@@ -265,12 +355,7 @@ def agreement_by_query(ratings, query_codes, n_queries, statistic, level, weight
     return results[0][0], results[1]
 
 
-def shown(value):
-    """An id for a message: the text of its bytes."""
-    return repr(value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value)
-
-
-def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", p=0.9, **options):
+def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", queries="shared", p=0.9, **options):
     """Do two sets of judgements rank the same runs alike? Evaluate every run with both, and compare the orderings.
 
     The question an LLM judge must answer before it replaces human
@@ -290,6 +375,13 @@ def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", p=0.
     measure : str, default="ndcg_cut.10"
         One measure of :func:`evaluate_run` (trec_eval's name with its
         parameters, or a ranking metric name of the library).
+    queries : {"shared", "own"}, default="shared"
+        The queries each leaderboard averages over: ``"shared"``, those both
+        qrels judge (with a warning naming how many others were left out),
+        so that the two leaderboards differ by their judgements only;
+        ``"own"``, each qrels' own queries, as two separate evaluations
+        would (the agreement then mixes a change of judges with a change of
+        topics).
     p : float, default=0.9
         RBO's persistence.
     **options : dict
@@ -303,10 +395,26 @@ def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", p=0.
         ``other``; Kendall's tau, tau_AP (``other``'s ordering judged against
         ``reference``'s), Spearman's rho, RBO and the pairs that swap.
 
+    Warns
+    -----
+    UserWarning
+        With ``queries="shared"``, when either qrels judges queries the
+        other does not: they are left out of both leaderboards.
+
     See Also
     --------
     judge_agreement : The agreement document by document.
     ordering_agreement : The same from two tables of scores.
+
+    Notes
+    -----
+    A judge who judged only some of the topics (an LLM run on a sample)
+    would otherwise be compared on other topics than the human assessors:
+    each leaderboard averages over the queries its qrels judge (trec_eval's
+    mean), so the orderings could differ with the judges agreeing on every
+    document. By default both qrels are cut to the queries both judge
+    before any run is evaluated. Errors in reading the qrels or a run name
+    it (``reference``, ``other``, the run's name).
 
     Examples
     --------
@@ -322,15 +430,13 @@ def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", p=0.
     names, sources = run_sources(runs)
     if not isinstance(measure, str):
         raise TypeError(f"measure must be one measure name, such as 'ndcg_cut.10'; got {plain(measure)!r}.")
-    judgements = {}
-    for role, qrels in (("reference", reference), ("other", other)):
-        try:
-            judgements[role] = as_qrels(qrels)
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"{role}: {error}") from error
+    queries = check_option("queries", queries, QUERY_SETS)
+    judgements = {role: read_as(as_qrels, qrels, role) for role, qrels in (("reference", reference), ("other", other))}
+    if queries == "shared":
+        judgements = on_shared_queries(judgements)
     scores = {"reference": {}, "other": {}}
     for name, source in zip(names, sources, strict=True):
-        run = as_run(source)
+        run = read_as(as_run, source, f"run {plain(name)!r}")
         for role, qrels in judgements.items():
             result = evaluate_run(qrels, run, [measure], **options)
             if len(result) != 1:
@@ -339,6 +445,34 @@ def leaderboard_agreement(reference, other, runs, *, measure="ndcg_cut.10", p=0.
                 )
             scores[role][name] = next(iter(result.values()))
     return ordering_agreement(scores["reference"], scores["other"], p=p)
+
+
+def on_shared_queries(judgements):
+    """The qrels cut to the queries that all of them judge, with a warning where that leaves some out."""
+    shared = np.intersect1d(*(np.unique(qrels.query_id) for qrels in judgements.values()))
+    if not len(shared):
+        raise ValueError(
+            "reference and other judge no query in common: their leaderboards would average over different "
+            "topics. Check that they use the same query ids, or pass queries='own' to compare them anyway."
+        )
+    dropped = {role: len(np.setdiff1d(qrels.query_id, shared)) for role, qrels in judgements.items()}
+    if any(dropped.values()):
+        counts = " and ".join(
+            f"{role} judges {count} quer{'y' if count == 1 else 'ies'} that the other does not"
+            for role, count in dropped.items()
+            if count
+        )
+        plural = "y" if len(shared) == 1 else "ies"
+        warn(
+            f"{counts}: both leaderboards average over the {len(shared)} quer{plural} both judge, so that they "
+            "differ by their judgements only. Pass queries='own' to average each over its own queries.",
+            UserWarning,
+        )
+    return {
+        role: Qrels(qrels.query_id[kept], qrels.doc_id[kept], qrels.relevance[kept])
+        for role, qrels in judgements.items()
+        for kept in [np.isin(qrels.query_id, shared)]
+    }
 
 
 def run_sources(runs):

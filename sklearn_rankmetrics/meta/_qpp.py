@@ -7,7 +7,7 @@ from scipy import stats
 
 from .._core._tolerance import round_ties
 from ..stats._comparison_report import import_pandas
-from ._correlation import kendall_tau, pearson_r, spearman_rho
+from ._correlation import kendall_of_rounded, pearson_of, spearman_of_rounded, warn_if_constant
 from ._inputs import paired_scores
 from ._results import CorrelationResult
 
@@ -60,8 +60,12 @@ def smare(predicted, actual):
     0.125
     """
     _, predicted, actual = paired_scores(predicted, actual, names=("predicted", "actual"))
-    predicted_ranks = stats.rankdata(round_ties(predicted))
-    actual_ranks = stats.rankdata(round_ties(actual))
+    return smare_of_rounded(round_ties(predicted), round_ties(actual))
+
+
+def smare_of_rounded(predicted, actual):
+    """sMARE of values whose ties up to rounding are exact ties (see :func:`smare`)."""
+    predicted_ranks, actual_ranks = stats.rankdata(predicted), stats.rankdata(actual)
     return float(np.mean(np.abs(predicted_ranks - actual_ranks) / len(actual)))
 
 
@@ -161,7 +165,9 @@ def qpp_evaluation(predicted, actual):
     -----
     The correlations are those of :func:`pearson_r`, :func:`spearman_rho`
     and :func:`kendall_tau` (tau-b), scipy.stats' statistics and p-values;
-    sMARE is :func:`smare`.
+    sMARE is :func:`smare`. Where the predicted (or the actual) values are
+    all equal up to rounding, no correlation is defined: all three are nan,
+    with one warning naming the argument.
 
     Examples
     --------
@@ -173,11 +179,22 @@ def qpp_evaluation(predicted, actual):
       Kendall's tau    +0.6667  (p = 0.333)
       sMARE            0.1250
     """
-    _, predicted, actual = paired_scores(predicted, actual, names=("predicted", "actual"))
+    names = ("predicted", "actual")
+    _, predicted, actual = paired_scores(predicted, actual, names=names)
+    rounded = round_ties(predicted), round_ties(actual)
+    n = len(actual)
+    if warn_if_constant(*rounded, names):  # no ordering to predict, or none predicted: every statistic undefined
+        return QPPEvaluation(
+            pearson=CorrelationResult(np.nan, np.nan, "pearson", n),
+            spearman=CorrelationResult(np.nan, np.nan, "spearman", n),
+            kendall=CorrelationResult(np.nan, np.nan, "kendall", n, "b"),
+            smare=smare_of_rounded(*rounded),
+            n_queries=n,
+        )
     return QPPEvaluation(
-        pearson=pearson_r(predicted, actual),
-        spearman=spearman_rho(predicted, actual),
-        kendall=kendall_tau(predicted, actual),
-        smare=smare(predicted, actual),
-        n_queries=len(actual),
+        pearson=pearson_of(predicted, actual, names),
+        spearman=spearman_of_rounded(*rounded, names),
+        kendall=kendall_of_rounded(*rounded, "b", names),
+        smare=smare_of_rounded(*rounded),
+        n_queries=n,
     )

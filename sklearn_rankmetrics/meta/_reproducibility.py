@@ -13,10 +13,11 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from .._core._tolerance import equal_up_to_rounding, values_scale
+from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import as_float_array, check_flag, plain
 from .._core._warnings import warn
-from ._inputs import is_frame, is_series, key_of
+from ..stats._paired_tests import mean_difference, pair_differences
+from ._inputs import is_empty, is_frame, is_series, key_of
 
 # trec_eval's counts and strings, which repro_eval leaves out of every reproduction measure.
 EXCLUDED = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "relstring")
@@ -86,6 +87,8 @@ def check_same_measures(first, second, second_name):
 
 def query_table(scores, name):
     """(query ids or None, measure names or None, float64 values of shape (n_queries, n_measures))."""
+    if is_empty(scores):
+        raise ValueError(f"{name} is empty: give the per-query scores of at least one query.")
     if is_frame(scores):
         measures = [column for column in scores.columns if column not in EXCLUDED]
         values = as_float_array(scores[measures].to_numpy(dtype=np.float64), name, ndim=(2,))
@@ -202,11 +205,18 @@ def root_mean_squared_error(original, reproduced, *, normalize=False):
 
 
 def mean_improvement(baseline, advanced, experiment):
-    """The mean over the advanced run's queries of (advanced - baseline), per measure."""
+    """The mean over the advanced run's queries of (advanced - baseline) per measure, and whether it is 0.
+
+    0 up to rounding, that is: each query's difference judged at the scale
+    of its two values (:func:`pair_differences`), their mean at the
+    rounding of a sum (:func:`mean_difference`), as compare_rankings judges
+    a mean difference.
+    """
     advanced_table = check_values(QueryTable(advanced, f"{experiment}_advanced"))
     baseline_table = check_values(QueryTable(baseline, f"{experiment}_baseline"))
     better, base = advanced_table.aligned(baseline_table, f"{experiment}_baseline")
-    return advanced_table, column_means(better - base)
+    zero = mean_difference(pair_differences(better.T, base.T)) == 0
+    return advanced_table, column_means(better - base), zero
 
 
 def in_order_of(original_table, reproduced_table, values):
@@ -247,7 +257,12 @@ def effect_ratio(original_baseline, original_advanced, reproduced_baseline, repr
 
     .. math:: \\mathrm{ER} = \\frac{\\overline{\\Delta}^{\\,reproduced}}{\\overline{\\Delta}^{\\,original}},
 
-    as repro_eval 0.5 computes it (``ER``).
+    as repro_eval 0.5 computes it (``ER``). A mean improvement that is 0
+    up to rounding, at the scale of the scores themselves (each query's
+    two values, then the rounding of their sum, as
+    :func:`compare_rankings` judges a mean difference), is 0: an original
+    one gives an infinite or nan ratio, with a warning; scores of any
+    magnitude (1e-15 or 1e6) are judged alike.
 
     Examples
     --------
@@ -256,13 +271,16 @@ def effect_ratio(original_baseline, original_advanced, reproduced_baseline, repr
     >>> effect_ratio([0.2, 0.4], [0.3, 0.5], [0.2, 0.4], [0.25, 0.45])
     0.5
     """
-    original_table, original = mean_improvement(original_baseline, original_advanced, "original")
-    reproduced_table, reproduced = mean_improvement(reproduced_baseline, reproduced_advanced, "reproduced")
+    original_table, original, original_zero = mean_improvement(original_baseline, original_advanced, "original")
+    reproduced_table, reproduced, reproduced_zero = mean_improvement(
+        reproduced_baseline, reproduced_advanced, "reproduced"
+    )
     reproduced = in_order_of(original_table, reproduced_table, reproduced)
-    zero = equal_up_to_rounding(original, 0.0, scale=1.0)
+    reproduced_zero = in_order_of(original_table, reproduced_table, reproduced_zero)
+    zero = np.array(original_zero)
     warn_if_zero(zero, original_table, "the original advanced run improves on its baseline by 0 on average")
     with np.errstate(divide="ignore", invalid="ignore"):
-        return by_measure(original_table, reproduced / original)
+        return by_measure(original_table, np.where(reproduced_zero, 0.0, reproduced) / np.where(zero, 0.0, original))
 
 
 def warn_if_zero(zero, table, why):
@@ -379,7 +397,7 @@ def reproduction_ttest(original, reproduced, *, paired=True):
         warn("A t-test needs at least two queries on each side; with one, its p-value is nan.", UserWarning)
     if paired:
         first, second = first_table.aligned(second_table, "reproduced")
-        same = np.all(equal_up_to_rounding(first, second, scale=values_scale(first)), axis=0)
+        same = np.all(equal_up_to_rounding(first, second), axis=0)  # each query's two values at their own scale
         test = stats.ttest_rel
     else:
         check_same_measures(first_table, second_table, "reproduced")

@@ -6,7 +6,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import check_real
+from .._core._warnings import warn
+from ..stats._comparison_report import import_pandas
 
 
 class ConfidenceInterval(NamedTuple):
@@ -35,6 +38,8 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
+# The names of the correlations, in tables (to_frame) and in print.
+LABELS = {"pearson": "pearson_r", "spearman": "spearman_rho", "kendall": "kendall_tau"}
 # The variance of Fisher's z = artanh(r) for n pairs, by correlation (see CorrelationResult's Notes).
 FISHER_VARIANCE = {
     "pearson": lambda r, n: 1.0 / (n - 3.0),
@@ -77,7 +82,13 @@ class CorrelationResult:
     tau, Fieller, Hartley and Pearson's :math:`0.437/(n - 4)` [2]_. The last
     two are approximations for continuous scores without ties; with fewer
     pairs than the variance needs (4 for Pearson and Spearman, 5 for
-    Kendall) the interval is [-1, 1].
+    Kendall) the interval is [-1, 1]. Where Spearman's rho or Kendall's tau
+    is 1 or -1 (up to rounding), Fisher's z is infinite and the interval would
+    collapse to the point r whatever n (five systems ordered alike, p =
+    0.017, would be "certainly" perfectly correlated): it is (nan, nan)
+    instead, with a warning; the p-value still measures the evidence.
+    Pearson's r of exactly ±1 keeps scipy's interval, the point r: under
+    the bivariate normal model its sampling distribution collapses there.
 
     References
     ----------
@@ -126,10 +137,41 @@ class CorrelationResult:
         r, n = self.statistic, np.float64(self.n)
         with np.errstate(divide="ignore", invalid="ignore"):
             variance = FISHER_VARIANCE[self.method](r, n)
-            if not variance > 0:  # too few pairs: the transformation tells nothing
+            if not 0 < variance < np.inf:  # too few pairs: the transformation tells nothing
                 return ConfidenceInterval(-1.0, 1.0)
+            if self.method != "pearson" and equal_up_to_rounding(abs(r), 1.0):
+                warn(
+                    f"{str(self).split(' =')[0]} is {r:+g} on {self.n} pairs: Fisher's z is infinite there, so its "
+                    "interval would be the single point r whatever the number of pairs. It is (nan, nan): judge "
+                    "a perfect rank agreement by its p-value.",
+                    UserWarning,
+                )
+                return ConfidenceInterval(np.nan, np.nan)
             z, margin = np.arctanh(r), stats.norm.ppf(0.5 + level / 2) * np.sqrt(variance)
             return ConfidenceInterval(float(np.tanh(z - margin)), float(np.tanh(z + margin)))
+
+    def to_frame(self, *, confidence_level=0.95):
+        """The correlation as a one-row pandas DataFrame, as the other results' ``to_frame`` show statistics.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the interval.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Indexed by the correlation (``"kendall_tau_b"``, ``"spearman_rho"``,
+            ``"pearson_r"``), with the columns ``statistic``, ``pvalue``,
+            ``ci_low``, ``ci_high`` and ``n``.
+        """
+        pd = import_pandas("CorrelationResult.to_frame")
+        low, high = self.confidence_interval(confidence_level)
+        label = LABELS[self.method] + (f"_{self.variant}" if self.variant else "")
+        return pd.DataFrame(
+            {"statistic": [self.statistic], "pvalue": [self.pvalue], "ci_low": [low], "ci_high": [high], "n": [self.n]},
+            index=[label],
+        )
 
     def __iter__(self):
         return iter((self.statistic, self.pvalue))

@@ -16,6 +16,7 @@ from ..metrics._overlap import depth_sums
 from ..metrics._pairs import higher_above_by_merging
 from ..trec._io import text
 from ..trec._sources import as_run
+from ._sources import read_as
 
 # repro_eval's defaults: runs trimmed to 1,000 documents, RBO to depth 1,000 with persistence 0.95.
 RUN_LENGTH, RBO_DEPTH, RBO_P = 1000, 1000, 0.95
@@ -31,12 +32,7 @@ class RankedRuns:
     """
 
     def __init__(self, original, reproduced):
-        runs = []
-        for name, run in (("original", original), ("reproduced", reproduced)):
-            try:
-                runs.append(as_run(run))
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"{name}: {error}") from error
+        runs = [read_as(as_run, run, name) for name, run in (("original", original), ("reproduced", reproduced))]
         sizes = [len(run.query_id) for run in runs]
         if not all(sizes):
             empty = ("original", "reproduced")[sizes.index(0)]

@@ -1,12 +1,14 @@
 """Score standardisation (Webber, Moffat & Zobel 2008): each topic's scores as z-scores against reference systems."""
 
+import numbers
+
 import numpy as np
 from scipy import stats
 
 from .._core._tolerance import rounding_tolerance, values_scale
 from .._core._validation import check_option, plain
 from .._core._warnings import warn
-from ._inputs import is_frame, per_query_scores
+from ._inputs import check_same_keys, is_frame, is_series, per_query_scores
 
 TRANSFORMS = ("cdf", "linear", None)
 # Sakai's linear transformation of z-scores, A z + B (std-AB): most scores then fall in [0, 1].
@@ -23,27 +25,31 @@ def standardize_scores(scores, *, reference=None, transform="cdf", metric=None):
     ----------
     scores : array-like of shape (n_queries, n_systems), mapping, DataFrame or RankingComparison
         The per-query scores to standardise: a matrix of one row per query
-        and one column per system, a mapping ``{system: per-query values}``,
-        a DataFrame of one column per system, or a :class:`RankingComparison`
-        (the values of ``metric`` on the queries every system defines).
+        and one column per system, a mapping ``{system: per-query values}``
+        (arrays in the same order of queries, or pandas Series aligned by
+        their index), a DataFrame of one column per system, or a
+        :class:`RankingComparison` (the values of ``metric`` on the queries
+        every system defines). One query is enough: z-scores are per topic.
     reference : same types as ``scores``, or list of system names, default=None
         The systems whose scores set each topic's mean and standard
-        deviation: other per-query scores of the same queries (in the same
-        order), the names of some systems of ``scores``, or None: all the
-        systems of ``scores``.
+        deviation: other per-query scores of the same queries (aligned by
+        query id where both name their queries, as DataFrames, Series and
+        comparisons do, else by position), the names of some systems of
+        ``scores`` (str or integers), or None: all the systems of ``scores``.
     transform : {"cdf", "linear", None}, default="cdf"
         What to do with the z-score z: ``"cdf"``, the standard normal
         distribution function :math:`\\Phi(z)` in (0, 1) (Webber et al.);
         ``"linear"``, Sakai's :math:`0.15 z + 0.5`; None: z itself.
     metric : str, default=None
-        The metric of a RankingComparison; None: its first.
+        The metric of a RankingComparison; None: its only one.
 
     Returns
     -------
     standardized : ndarray, dict or DataFrame
         The standardised scores, in the layout of ``scores``: an array of the
         same shape, a dict ``{system: values}`` (also for a
-        RankingComparison), or a DataFrame with the same index and columns.
+        RankingComparison; Series indexed as the first one, for Series), or
+        a DataFrame with the same index and columns.
 
     Warns
     -----
@@ -64,6 +70,10 @@ def standardize_scores(scores, *, reference=None, transform="cdf", metric=None):
 
     .. math:: z_{s,t} = \\frac{x_{s,t} - \\mu_t}{\\sigma_t}.
 
+    A topic whose reference scores differ only by rounding (their standard
+    deviation within the tolerance of that topic's own scale) has no
+    spread.
+
     References
     ----------
     .. [1] W. Webber, A. Moffat and J. Zobel, "Score standardization for
@@ -80,11 +90,11 @@ def standardize_scores(scores, *, reference=None, transform="cdf", metric=None):
     [1.0, 1.0]
     """
     transform = check_option("transform", transform, TRANSFORMS) if transform is not None else None
-    names, matrix = per_query_scores(scores, "scores", metric=metric, minimum_systems=1)
-    basis = reference_matrix(reference, names, matrix, metric)
+    names, matrix, queries = per_query_scores(scores, "scores", metric=metric, minimum_systems=1, minimum_queries=1)
+    basis = reference_matrix(reference, names, matrix, queries, metric)
     mean = basis.mean(axis=1, keepdims=True)
     deviation = basis.std(axis=1, ddof=1, keepdims=True)
-    flat = deviation[:, 0] <= rounding_tolerance(values_scale(basis))
+    flat = deviation[:, 0] <= rounding_tolerance(values_scale(basis, axis=1))  # each topic at its own scale
     if flat.any():
         rows = np.flatnonzero(flat)
         shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
@@ -103,20 +113,32 @@ def standardize_scores(scores, *, reference=None, transform="cdf", metric=None):
     return in_layout(scores, names, z)
 
 
-def reference_matrix(reference, names, matrix, metric):
-    """The reference systems' per-query scores: all of ``matrix``, some of its columns, or another matrix."""
+def reference_matrix(reference, names, matrix, queries, metric):
+    """The reference systems' per-query scores: all of ``matrix``, some of its columns, or another matrix.
+
+    Another matrix with query ids (a DataFrame, Series, a comparison) is
+    aligned on the queries of ``scores`` when those have ids too, else by
+    position.
+    """
     if reference is None:
         basis = matrix
-    elif isinstance(reference, list | tuple) and all(isinstance(name, str | int) for name in reference):
-        missing = [name for name in reference if name not in names]
+    elif is_name_list(reference):
+        wanted = [plain(name) for name in reference]
+        missing = [name for name in wanted if name not in names]
         if missing:
             raise ValueError(
                 f"reference names systems that scores does not have: {plain(missing)}; its systems are {plain(names)}."
             )
-        basis = matrix[:, [names.index(name) for name in reference]]
+        basis = matrix[:, [names.index(name) for name in wanted]]
     else:
-        basis = per_query_scores(reference, "reference", metric=metric, minimum_systems=1)[1]
-        if len(basis) != len(matrix):
+        _, basis, basis_queries = per_query_scores(
+            reference, "reference", metric=metric, minimum_systems=1, minimum_queries=1
+        )
+        if queries is not None and basis_queries is not None:
+            check_same_keys(queries, basis_queries, ("scores", "reference"), "queries")
+            position = {query: i for i, query in enumerate(basis_queries)}
+            basis = basis[[position[query] for query in queries]]
+        elif len(basis) != len(matrix):
             raise ValueError(
                 f"reference must score the same queries as scores; got {len(basis)} and {len(matrix)} queries."
             )
@@ -125,10 +147,20 @@ def reference_matrix(reference, names, matrix, metric):
     return basis
 
 
+def is_name_list(reference):
+    """Whether ``reference`` is a list of system names (str or integers, numpy's too), not per-query scores."""
+    if isinstance(reference, str) or np.ndim(reference) != 1 or is_frame(reference) or hasattr(reference, "items"):
+        return False
+    return all(isinstance(name, str | numbers.Integral) and not isinstance(name, bool | np.bool_) for name in reference)
+
+
 def in_layout(scores, names, values):
-    """The standardised matrix in the layout the scores came in."""
+    """The standardised matrix in the layout the scores came in (Series keep their index, the first one's order)."""
     if is_frame(scores):
         return scores.__class__(values, index=scores.index, columns=scores.columns)
     if isinstance(scores, np.ndarray) or not (hasattr(scores, "items") or hasattr(scores, "per_query")):
         return values
+    first = next(iter(scores.values())) if hasattr(scores, "items") else None
+    if first is not None and is_series(first):
+        return {name: first.__class__(values[:, i], index=first.index) for i, name in enumerate(names)}
     return {name: values[:, i] for i, name in enumerate(names)}

@@ -96,3 +96,51 @@ def standardize(matrix, reference):
         sd = math.sqrt(sum((v - mean) ** 2 for v in reference[t]) / (len(reference[t]) - 1))
         out[t] = [(v - mean) / sd for v in matrix[t]]
     return out
+
+
+def tau_ap_over_estimate_tie_orders(reference, estimate):
+    """tau_AP,a (Urbano & Marrero 2017): tau_AP averaged over every ordering that breaks the ties of ``estimate``."""
+    n = len(estimate)
+    blocks = sorted(set(estimate), reverse=True)
+    groups = [[i for i in range(n) if estimate[i] == value] for value in blocks]
+    values = []
+    for choice in itertools.product(*(itertools.permutations(group) for group in groups)):
+        key = [0.0] * n
+        for position, i in enumerate(i for group in choice for i in group):
+            key[i] = n - position
+        values.append(tau_ap(reference, key))
+    return float(np.mean(values))
+
+
+def tau_ap_b(x, y):
+    """tau_AP,b (Urbano & Marrero 2017): the mean of the two directions, each over the other's tie blocks."""
+
+    def direction(judge, traversed):
+        n, total, below_top = len(judge), 0.0, 0
+        for i in range(n):
+            above = [j for j in range(n) if traversed[j] > traversed[i]]  # the systems of the blocks above i's
+            if not above:
+                continue  # i is in the first block
+            below_top += 1
+            total += sum(1 for j in above if judge[j] > judge[i]) / len(above)
+        return 2.0 * total / below_top - 1.0
+
+    return (direction(x, y) + direction(y, x)) / 2
+
+
+def webber_rbo(x, y, p):
+    """Extrapolated RBO of two complete orderings with Webber et al.'s ties: a tie block enters at its first depth.
+
+    Per depth d: S_d and L_d, the systems whose block starts above depth d; agreement 2 |S_d & L_d| / (|S_d| + |L_d|);
+    RBO = (1 - p) / p * sum_d A_d p^d + A_n p^n (Webber et al. eq. 32 with l = s = n, X_n / n = 1).
+    """
+    n = len(x)
+
+    def prefix(scores, depth):
+        return {i for i in range(n) if sum(1 for j in range(n) if scores[j] > scores[i]) < depth}
+
+    total = 0.0
+    for d in range(1, n + 1):
+        top_x, top_y = prefix(x, d), prefix(y, d)
+        total += 2 * len(top_x & top_y) / (len(top_x) + len(top_y)) * p**d
+    return (1 - p) / p * total + p**n

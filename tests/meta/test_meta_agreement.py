@@ -203,6 +203,31 @@ def test_leaderboard_agreement_evaluates_every_run_with_both_qrels():
     assert result.swaps == expected.swaps
 
 
+def test_leaderboards_average_over_the_queries_both_qrels_judge():
+    # The LLM judged q1 only, and agrees with the human there: over q1 alone the orderings are the same.
+    human = {"q1": {"d1": 1, "d2": 0, "d3": 1}, "q2": {"d4": 1, "d5": 0, "d6": 0}}
+    llm = {"q1": {"d1": 1, "d2": 0, "d3": 1}}
+    runs = {
+        "a": {"q1": {"d1": 3, "d2": 2, "d3": 1}, "q2": {"d4": 3, "d5": 2, "d6": 1}},
+        "b": {"q1": {"d2": 3, "d1": 2, "d3": 1}, "q2": {"d5": 3, "d6": 2, "d4": 1}},
+        "c": {"q1": {"d3": 3, "d2": 2, "d1": 1}, "q2": {"d6": 3, "d4": 2, "d5": 1}},
+    }
+    with pytest.warns(UserWarning, match="reference judges 1 query that the other does not: both leaderboards average"):
+        shared = leaderboard_agreement(human, llm, runs, measure="P.1")
+    on_q1 = {name: evaluate_run({"q1": human["q1"]}, run, ["P.1"])["P_1"] for name, run in runs.items()}
+    assert dict(zip(shared.systems, shared.x.tolist(), strict=True)) == on_q1
+    assert shared.kendall_tau.statistic == pytest.approx(1.0) and shared.tau_ap == 1.0 and shared.n_swaps == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # each over its own queries: no warning, the old figures
+        own = leaderboard_agreement(human, llm, runs, measure="P.1", queries="own")
+    assert dict(zip(own.systems, own.x.tolist(), strict=True)) == {"a": 1.0, "b": 0.0, "c": 0.5}
+    assert own.kendall_tau.statistic == pytest.approx(0.8165, abs=1e-4)
+    with pytest.raises(ValueError, match="reference and other judge no query in common"):
+        leaderboard_agreement(human, {"q9": {"d1": 1}}, runs, measure="P.1")
+    with pytest.raises(ValueError, match="queries must be one of"):
+        leaderboard_agreement(human, llm, runs, measure="P.1", queries="all")
+
+
 def _twice():
     pd = pytest.importorskip("pandas")
     return pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["d", "d"], "relevance": [1, 0]})

@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_rankmetrics import compare_rankings, rank_biased_overlap
+from sklearn_rankmetrics._core._tolerance import round_ties
 from sklearn_rankmetrics.meta import (
     CorrelationResult,
     kendall_tau,
     ordering_agreement,
     pearson_r,
+    smare,
     spearman_rho,
     tau_ap,
 )
@@ -110,8 +112,6 @@ def test_tau_ap_hand_worked_examples():
     assert tau_ap([4, 3, 2, 1], [4, 3, 1, 2]) > tau_ap([4, 3, 2, 1], [3, 4, 2, 1])
     assert tau_ap([1, 2, 3], [1, 2, 3]) == 1.0
     assert tau_ap([1, 2, 3], [3, 2, 1]) == -1.0
-    # all tied in reference: every pair counts 1/2, so tau_AP = 0
-    assert tau_ap([1, 1, 1, 1], [4, 3, 2, 1]) == pytest.approx(0.0, abs=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -120,22 +120,138 @@ def test_tau_ap_without_ties_equals_the_papers_formula(seed):
     n = int(rng.integers(2, 40))
     reference, estimate = rng.random(n), rng.random(n)
     assert tau_ap(reference, estimate) == pytest.approx(naive_meta.tau_ap(reference, estimate), abs=1e-12)
+    assert tau_ap(reference, estimate, variant="a") == tau_ap(reference, estimate)
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_tau_ap_with_ties_is_the_mean_over_the_orderings_of_the_ties(seed):
+def test_tau_ap_a_is_the_mean_over_the_orderings_of_the_estimates_ties(seed):
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 7))
-    reference, estimate = rng.integers(0, 3, n).astype(float), rng.integers(0, 3, n).astype(float)
-    expected = naive_meta.tau_ap_over_tie_orders(reference, estimate)
-    assert tau_ap(reference, estimate) == pytest.approx(expected, abs=1e-12)
+    n = int(rng.integers(2, 8))
+    reference, estimate = rng.permutation(n).astype(float), rng.integers(0, 3, n).astype(float)
+    expected = naive_meta.tau_ap_over_estimate_tie_orders(reference, estimate)
+    assert tau_ap(reference, estimate, variant="a") == pytest.approx(expected, abs=1e-12)
+    assert tau_ap(reference, estimate) == tau_ap(reference, estimate, variant="a")  # no tie in reference: a
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_tau_ap_b_equals_its_definition_and_is_symmetric(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 12))
+    x, y = rng.integers(0, 4, n).astype(float), rng.integers(0, 4, n).astype(float)
+    if len(set(x)) < 2 or len(set(y)) < 2:
+        with pytest.warns(UserWarning, match="all the same"):
+            assert np.isnan(tau_ap(x, y, variant="b"))
+        return
+    assert tau_ap(x, y, variant="b") == pytest.approx(naive_meta.tau_ap_b(x, y), abs=1e-12)
+    assert tau_ap(x, y, variant="b") == pytest.approx(tau_ap(y, x, variant="b"), abs=1e-12)
+    if len(set(x)) < n:  # a reference with ties: the default is b
+        assert tau_ap(x, y) == tau_ap(x, y, variant="b")
+
+
+# ircor 1.0 (J. Urbano's R package of the paper), tests/testthat/helper_data.R and test_tauAP.R: its three sets, and
+# the values it checks to 4 decimals (tauAP, tauAP_a with ties in y, tauAP_b without ties and with ties in both).
+IRCOR_SETS = [
+    (
+        [0.897, 0.372, 0.908, 0.898, 0.661, 0.062, 0.177, 0.384, 0.498, 0.992],
+        [0.82, 0.406, 0.817, 0.953, 0.673, 0.073, 0.364, 0.547, 0.589, 0.988],
+        [0.9, 0.4, 0.9, 0.9, 0.7, 0.1, 0.2, 0.4, 0.5, 1],
+        [0.8, 0.4, 0.8, 1, 0.7, 0.1, 0.4, 0.5, 0.6, 1],
+        (0.8519, 0.7454, 0.8333, 0.7321),
+    ),
+    (
+        [0.266, 0.573, 0.202, 0.945, 0.629, 0.206, 0.687, 0.77, 0.718, 0.38],
+        [0.263, 0.843, 0.728, 0.928, 0.08, 0.114, 0.467, 0.641, 0.973, 0.644],
+        [0.3, 0.6, 0.2, 0.9, 0.6, 0.2, 0.7, 0.8, 0.7, 0.4],
+        [0.3, 0.8, 0.7, 0.9, 0.1, 0.1, 0.5, 0.6, 1, 0.6],
+        (0.2504, 0.2692, 0.2880, 0.297),
+    ),
+    (
+        [0.185, 0.573, 0.944, 0.129, 0.468, 0.553, 0.761, 0.405, 0.976, 0.445],
+        [0.845, 0.272, 0.275, 0.924, 0.605, 0.334, 0.162, 0.872, 0.018, 0.25],
+        [0.2, 0.6, 0.9, 0.1, 0.5, 0.6, 0.8, 0.4, 1, 0.4],
+        [0.8, 0.3, 0.3, 0.9, 0.6, 0.3, 0.2, 0.9, 0, 0.2],
+        (-0.6971, -0.5558, -0.668, -0.7047),
+    ),
+]
+
+
+@pytest.mark.parametrize(("x", "y", "x_ties", "y_ties", "expected"), IRCOR_SETS)
+def test_tau_ap_variants_equal_the_ircor_packages_checks(x, y, x_ties, y_ties, expected):
+    assert tau_ap(x, y) == pytest.approx(expected[0], abs=5e-5)
+    assert tau_ap(x, y_ties, variant="a") == pytest.approx(expected[1], abs=5e-5)
+    assert tau_ap(x, y, variant="b") == pytest.approx(expected[2], abs=5e-5)
+    assert tau_ap(x_ties, y_ties, variant="b") == pytest.approx(expected[3], abs=5e-5)
+    assert tau_ap(y_ties, x_ties) == pytest.approx(expected[3], abs=5e-5)  # ties in the reference: b, symmetric
+
+
+def test_tau_ap_variants_equal_ircors_documented_examples():
+    # ircor's README (7 decimals): x, y; then y rounded to fifths (ties in the estimate), then x too.
+    x = np.array([0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94])
+    y = np.array([0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94])
+    assert tau_ap(x, y) == pytest.approx(0.7491182, abs=5e-8)
+    y_ties = np.array([2, 0, 1, 1, 3, 3, 3, 5, 4, 5]) / 5  # R's round(y * 5) / 5
+    assert tau_ap(x, y_ties) == pytest.approx(0.6074515, abs=5e-8)
+    x_ties = np.array([0, 1, 1, 2, 3, 3, 3, 4, 5, 5]) / 5
+    assert tau_ap(x_ties, y_ties) == pytest.approx(0.6269841, abs=5e-8)
+    # ircor's tauAP manual page: its inputs, round(y, 1), then round(x, 1) (the page prints no values: the naive
+    # definitions give them)
+    x = np.array([0.67, 0.45, 0.29, 0.12, 0.57, 0.24, 0.94, 0.75, 0.08, 0.54])
+    y = np.array([0.48, 0.68, 0.32, 0.09, 0.06, 0.61, 0.87, 0.22, 0.44, 0.84])
+    x_ties, y_ties = np.round(x, 1), np.round(y, 1)
+    assert tau_ap(x, y) == pytest.approx(naive_meta.tau_ap(x, y), abs=1e-12)
+    assert tau_ap(x, y_ties) == pytest.approx(naive_meta.tau_ap_over_estimate_tie_orders(x, y_ties), abs=1e-12)
+    assert tau_ap(x, y_ties, variant="b") == pytest.approx(naive_meta.tau_ap_b(x, y_ties), abs=1e-12)
+    assert tau_ap(x_ties, y_ties) == pytest.approx(naive_meta.tau_ap_b(x_ties, y_ties), abs=1e-12)
+
+
+def test_tau_ap_b_hand_worked_example():
+    # x ranks a > b = c > d, y ranks a = b > c > d.
+    # x|y (y's blocks {a, b}, {c}, {d}): c has a, b above, x ranks a (not its tie b) above c: 1/2;
+    #   d has a, b, c above, all above in x: 3/3. 2/2 (1/2 + 1) - 1 = 1/2.
+    # y|x (x's blocks {a}, {b, c}, {d}): b has a above, tied in y: 0/1; c has a above: 1/1; d: 3/3. 2/3 (2) - 1 = 1/3.
+    x, y = [4, 3, 3, 1], [4, 4, 2, 1]
+    assert tau_ap(x, y, variant="b") == pytest.approx((1 / 2 + 1 / 3) / 2, abs=1e-15)
+
+
+def test_identical_orderings_with_ties_agree_perfectly():
+    # A leaderboard compared with itself: ties (exact, or up to rounding as 0.1 + 0.2 and 0.3) are no disagreement.
+    board = {"a": 0.1 + 0.2, "b": 0.3, "c": 0.2, "d": 0.1}
+    result = ordering_agreement(board, board)
+    assert result.tau_ap == 1.0 and result.tau_ap_variant == "b"
+    assert result.rbo == pytest.approx(1.0, abs=1e-15)
+    assert result.kendall_tau.statistic == pytest.approx(1.0) and result.spearman.statistic == pytest.approx(1.0)
+    assert result.tau_a == pytest.approx(5 / 6)  # tau-a counts the tied pair as neither: its definition
+    assert tau_ap([2, 2, 1], [2, 2, 1]) == 1.0
+    with pytest.raises(ValueError, match=r"reference ties some systems .* pass variant='b'"):
+        tau_ap([2, 2, 1], [2, 2, 1], variant="a")
+
+
+def test_rbo_of_orderings_with_ties_is_webbers():
+    # x ties a and b, y orders a > b > c: at depth 1, x's prefix {a, b} (the block enters whole) and y's {a}, so
+    # A_1 = 2 * 1 / (2 + 1) = 2/3; A_2 = A_3 = 1. RBO = (1 - p)/p (2/3 p + p^2 + p^3) + p^3 = 1 - (1 - p)/3.
+    assert ordering_agreement([2, 2, 1], [3, 2, 1], p=0.9).rbo == pytest.approx(1 - 0.1 / 3, abs=1e-15)
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        n = int(rng.integers(2, 12))
+        x, y = rng.integers(0, 4, n).astype(float), rng.integers(0, 4, n).astype(float)
+        p = float(rng.uniform(0.5, 0.99))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = ordering_agreement(x, y, p=p).rbo
+        assert ours == pytest.approx(naive_meta.webber_rbo(x, y, p), abs=1e-12)
+        x, y = rng.random(n), rng.random(n)  # without ties: the library's rank_biased_overlap
+        assert ordering_agreement(x, y, p=p).rbo == pytest.approx(rank_biased_overlap(x, y, p=p), abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=12), st.randoms())
 def test_tau_ap_is_in_bounds_and_invariant_to_the_order_of_systems(pairs, random):
     reference, estimate = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
-    value = tau_ap(reference, estimate)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tau_AP,b of scores that all tie: nan, with a warning
+        value = tau_ap(reference, estimate)
+    if np.isnan(value):
+        return
     assert -1 - 1e-12 <= value <= 1 + 1e-12
     order = list(range(len(pairs)))
     random.shuffle(order)
@@ -173,8 +289,9 @@ def test_ordering_agreement_swaps_and_statistics(x, y):
         assert result.n_swaps == sum(
             1 for i in range(len(x)) for j in range(i + 1, len(x)) if (x[i] - x[j]) * (y[i] - y[j]) < 0
         )
-        assert result.tau_ap == tau_ap(x, y)
-        assert result.rbo == rank_biased_overlap(x, y, p=0.9)
+        assert result.tau_ap == tau_ap(x, y) or np.isnan(result.tau_ap)
+        assert result.tau_ap_variant == ("b" if len(set(x)) < len(x) else "a")
+        assert result.rbo == pytest.approx(naive_meta.webber_rbo(x, y, 0.9), abs=1e-12)
         assert result.kendall_tau.statistic == kendall_tau(x, y).statistic or np.isnan(result.kendall_tau.statistic)
     assert result.n_pairs == len(x) * (len(x) - 1) // 2
 
@@ -217,3 +334,51 @@ def test_bad_inputs_are_refused_with_the_fix():
         kendall_tau([1, 2, 3], [1, 2, 3]).confidence_interval(1.0)
     with pytest.warns(UserWarning, match="all the same"):
         assert np.isnan(kendall_tau([1, 1, 1], [1, 2, 3]).statistic)
+
+
+# ---- equal up to rounding at each pair's own scale ------------------------------------------------------
+
+
+def test_round_ties_judges_each_pair_of_values_at_their_own_scale():
+    # One large value does not tie distinct small ones: 1e-16 and 2e-16 are 100% apart, not 256 ulps of 1e15.
+    values = np.array([1e15, 4e-16, 3e-16, 2e-16, 1e-16, 0.0])
+    assert round_ties(values).tolist() == values.tolist()
+    assert round_ties([0.1 + 0.2, 0.3, 1e15]).tolist() == [0.3, 0.3, 1e15]  # rounding noise still ties
+    assert round_ties([1e15, 1e15 + 0.125, 1.0]).tolist() == [1e15, 1e15, 1.0]  # 1 ulp of 1e15 is rounding there
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_correlations_of_values_spanning_many_magnitudes_equal_scipy(seed):
+    # QPP predictors output likelihoods and raw statistics: distinct values across 30 orders of magnitude.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 30))
+    x = rng.random(n) * 10.0 ** rng.integers(-16, 15, n)
+    y = rng.random(n) * 10.0 ** rng.integers(-16, 15, n)
+    assert kendall_tau(x, y).statistic == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+    assert spearman_rho(x, y).statistic == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert tau_ap(x, x) == pytest.approx(1.0, abs=1e-12) and smare(x, x) == 0.0
+    assert tau_ap(x, y) == pytest.approx(naive_meta.tau_ap(x, y), abs=1e-12)
+
+
+def test_the_reviewers_qpp_and_outlier_cases_equal_scipy():
+    predicted, actual = np.array([3e-2, 4e-16, 3e-16, 2e-16, 1e-16]), np.array([0.5, 0.4, 0.3, 0.2, 0.1])
+    assert kendall_tau(predicted, actual).statistic == pytest.approx(1.0, abs=1e-12)
+    assert spearman_rho(predicted, actual).statistic == pytest.approx(1.0, abs=1e-12)
+    assert smare(predicted, actual) == 0.0 and tau_ap(actual, predicted) == pytest.approx(1.0, abs=1e-12)
+    assert kendall_tau([1e15, 1, 2, 3], [4, 1, 2, 3]).statistic == pytest.approx(1.0, abs=1e-12)
+
+
+def test_rank_correlation_interval_at_plus_or_minus_one_is_nan_with_a_warning():
+    for function in (kendall_tau, spearman_rho):
+        result = function([0.1, 0.2, 0.3, 0.4, 0.5], [0.2, 0.3, 0.4, 0.5, 0.6])
+        with pytest.warns(UserWarning, match="Fisher's z is infinite there"):
+            low, high = result.confidence_interval()
+        assert np.isnan(low) and np.isnan(high)
+        with pytest.warns(UserWarning, match="is -1 on 5 pairs"):
+            assert np.isnan(function([1, 2, 3, 4, 5], [5, 4, 3, 2, 1]).confidence_interval().low)
+    # Pearson's r of exactly 1 keeps scipy's interval, the point (the sampling distribution collapses there)
+    exact = pearson_r([1, 2, 3, 4, 5], [2, 3, 4, 5, 6])
+    assert exact.confidence_interval() == pytest.approx(
+        tuple(stats.pearsonr([1, 2, 3, 4, 5], [2, 3, 4, 5, 6]).confidence_interval()), abs=1e-12
+    )
+    assert kendall_tau([1, 2, 3], [1, 2, 3]).confidence_interval() == (-1.0, 1.0)  # too few pairs: no warning

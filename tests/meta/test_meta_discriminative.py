@@ -44,10 +44,10 @@ def test_the_t_test_pvalues_equal_scipys_pair_by_pair():
     expected = [stats.ttest_rel(matrix[:, j], matrix[:, i]).pvalue for i, j in itertools.combinations(range(5), 2)]
     assert result.pvalues == pytest.approx(expected, abs=1e-12)
     assert result.deltas == pytest.approx([matrix[:, j].mean() - matrix[:, i].mean() for i, j in result.pairs])
-    assert list(result.asl_curve) == sorted(expected)
+    assert list(result.asl_curve) == pytest.approx(sorted(expected), abs=1e-12)
 
 
-def test_the_bootstrap_test_agrees_with_a_per_pair_bootstrap_t():
+def test_the_bootstrap_asl_agrees_with_a_per_pair_bootstrap_t():
     rng = np.random.default_rng(0)
     matrix = rng.random((30, 4)) + np.array([0, 0.02, 0.1, 0.3])
     result = discriminative_power(matrix, n_resamples=4000, random_state=0)
@@ -57,7 +57,7 @@ def test_the_bootstrap_test_agrees_with_a_per_pair_bootstrap_t():
         draws = rng.integers(0, 30, (4000, 30))
         resampled = centred[draws]
         t_star = np.abs(resampled.mean(axis=1)) / resampled.std(axis=1, ddof=1)
-        assert pvalue == pytest.approx((1 + np.sum(t_star >= t)) / 4001, abs=0.03)
+        assert pvalue == pytest.approx(np.mean(t_star >= t), abs=0.03)  # Sakai's ASL: the share of B
 
 
 def test_randomized_tukey_hsd_separates_fewer_pairs_than_separate_tests():
@@ -152,7 +152,7 @@ def test_bad_inputs_are_refused_with_the_fix():
         discriminative_power(matrix[:, :1])
     with pytest.raises(ValueError, match="must be 2-D"):
         discriminative_power(matrix[0])
-    with pytest.raises(ValueError, match="needs at least two queries"):
+    with pytest.raises(ValueError, match="needs at least 2 queries; got 1"):
         swap_rate(matrix[:1])
     with pytest.raises(ValueError, match="needs 8 topics for two disjoint subsets; there are 6"):
         swap_rate(matrix, subset_size=4)
@@ -164,3 +164,142 @@ def test_bad_inputs_are_refused_with_the_fix():
         standardize_scores(matrix, transform="log")
     with pytest.raises(ValueError, match="same queries as scores; got 5 and 6"):
         standardize_scores(matrix, reference=matrix[:5])
+
+
+# ---- Sakai's bootstrap ASL, the same resamples as compare_rankings, pairs streamed -------------------------
+
+
+def sakai_asl(d, n_resamples, rng):
+    """Sakai (SIGIR 2006), Fig. 1: t = mean / (sd / sqrt n); w = d - mean; ASL = #{|t(w*)| >= |t(d)|} / B."""
+    n = len(d)
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(n))
+    resampled = (d - d.mean())[rng.integers(0, n, (n_resamples, n))]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_star = resampled.mean(axis=1) / (resampled.std(axis=1, ddof=1) / np.sqrt(n))
+    return np.mean(np.abs(np.nan_to_num(t_star, nan=np.inf)) >= abs(t))
+
+
+def test_bootstrap_asl_is_sakais_on_few_queries_too():
+    # 8 topics x 3 systems (the reviewer's case): compare_rankings' guard for small samples (at least the exact
+    # randomization test's p-value) made the power 0; Sakai's ASL separates the pair (0, 2).
+    scores = np.array([[0.4, 0.4, 0.4], [0.6, 0.0, 0.8], [0.2, 0.3, 0.2], [0.3, 0.3, 0.3],
+                       [0.1, 0.3, 0.4], [0.3, 0.4, 0.5], [0.3, 0.5, 0.5], [0.0, 0.5, 0.5]])  # fmt: skip
+    result = discriminative_power(scores, test="bootstrap", n_resamples=40000, random_state=0)
+    rng = np.random.default_rng(1)
+    for (i, j), asl in zip(result.pairs, result.pvalues, strict=True):
+        assert asl == pytest.approx(sakai_asl(scores[:, j] - scores[:, i], 40000, rng), abs=0.01)
+    assert result.power == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("n_queries", [6, 14, 30])
+def test_bootstrap_asl_counts_the_resamples_of_compare_rankings(n_queries):
+    # The same resamples: compare_rankings' p = (1 + count) / (1 + B) (above 13 queries), Sakai's ASL = count / B.
+    y_true, scores, qid = systems_on_queries(3, n_queries=n_queries, n_systems=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comparison = compare_rankings(
+            y_true, scores, qid=qid, metrics=["ndcg@10"], test="bootstrap", correction=None, n_resamples=999,
+            random_state=5,
+        )  # fmt: skip
+        result = discriminative_power(comparison, n_resamples=999, random_state=5)
+    theirs = {(row["baseline"], row["system"]): row["pvalue"] for row in comparison.rows if row["baseline"]}
+    counts = np.array([theirs[pair] for pair in result.pairs]) * 1000 - 1
+    if n_queries > 13:
+        assert result.pvalues * 999 == pytest.approx(counts, abs=1e-9)
+    else:  # compare_rankings floors its p-value at the exact randomization test's; the ASL does not
+        assert (result.pvalues * 999 <= counts + 1e-9).all()
+
+
+@pytest.mark.parametrize("test", ["randomization", "randomized-tukey-hsd", "bootstrap", "t-test"])
+def test_resampled_pvalues_equal_compare_rankings_with_the_same_random_state(test):
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 3, (30, 20))
+    scores = {f"s{i}": y * (0.3 * i) + rng.normal(0, 1, (30, 20)) for i in range(5)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comparison = compare_rankings(
+            y, scores, metrics=("ndcg@10",), test=test, correction=None, n_resamples=2000, random_state=0
+        )
+        result = discriminative_power(comparison, test=test, n_resamples=2000, random_state=0)
+    theirs = np.array([row["pvalue"] for row in comparison.rows if row["baseline"] is not None])
+    assert result.pairs == [(row["baseline"], row["system"]) for row in comparison.rows if row["baseline"]]
+    if test == "bootstrap":
+        theirs = (theirs * 2001 - 1) / 2000  # the same count of extreme resamples, over B
+    assert result.pvalues == pytest.approx(theirs, abs=1e-12)
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "randomization", "randomized-tukey-hsd", "wilcoxon"])
+def test_pairs_streamed_in_small_blocks_give_the_same_pvalues(test, monkeypatch):
+    from sklearn_rankmetrics.meta import _discriminative
+
+    rng = np.random.default_rng(4)
+    matrix = rng.random((16, 7)) + np.linspace(0, 0.3, 7)
+    whole = discriminative_power(matrix, test=test, n_resamples=300, random_state=2)
+    monkeypatch.setattr(_discriminative, "PAIR_CHUNK", 300 * 2)  # blocks of 2 pairs
+    blocks = discriminative_power(matrix, test=test, n_resamples=300, random_state=2)
+    assert blocks.pvalues == pytest.approx(whole.pvalues, abs=1e-15)
+    assert blocks.deltas == pytest.approx(whole.deltas, abs=1e-15)
+
+
+# ---- swap rates: differences binned as their exact values, counted as a loop over the trials --------------
+
+
+def test_swap_rate_bins_differences_equal_up_to_rounding_alike():
+    # topic 1: 0.2 - 0.1 = 0.1; topic 2: 0.7 - 0.6 = 0.09999999999999998. Both are 0.1: bin [0.10, 0.11).
+    result = swap_rate([[0.1, 0.2], [0.6, 0.7]], subset_size=1, n_trials=200, random_state=0)
+    frame = result.to_frame()
+    assert len(frame) == 1 and frame["comparisons"].iloc[0] == 200
+    assert frame["delta_low"].iloc[0] == pytest.approx(0.1) and frame["delta_high"].iloc[0] == pytest.approx(0.11)
+
+
+def trial_splits(n_queries, sizes, n_trials, random_state):
+    """The topic splits swap_rate draws: per size, the permutations of its Resamples' blocks, in order."""
+    from sklearn_rankmetrics._core._resampling import Resamples, generator_from
+
+    rng = generator_from(random_state)
+    for size in sizes:
+        resamples = Resamples(n_trials, rng)
+        orders = [
+            generator.permuted(np.broadcast_to(np.arange(n_queries), (count, n_queries)), axis=1)
+            for count, generator in zip(resamples.sizes, resamples.generators(), strict=True)
+        ]
+        yield size, np.concatenate(orders)
+
+
+def test_swap_rate_counts_equal_exact_arithmetic_over_the_same_splits():
+    # P@10-like scores (tenths): every difference of means is a fraction, binned exactly, floor(|d1| / w).
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    tenths = rng.integers(0, 11, (20, 6))
+    matrix = tenths / 10
+    sizes, n_trials, width = [1, 3, 10], 60, Fraction(1, 100)
+    result = swap_rate(matrix, subset_size=sizes, n_trials=n_trials, random_state=7)
+    pairs = list(itertools.combinations(range(6), 2))
+    for s, (size, orders) in enumerate(trial_splits(20, sizes, n_trials, 7)):
+        comparisons, swaps = np.zeros(result.comparisons.shape[1]), np.zeros(result.comparisons.shape[1])
+        for order in orders:
+            means = [
+                [Fraction(int(tenths[part, j].sum()), 10 * size) for j in range(6)]
+                for part in (order[:size], order[size : 2 * size])
+            ]
+            for i, j in pairs:
+                d1, d2 = means[0][j] - means[0][i], means[1][j] - means[1][i]
+                b = min(int(abs(d1) / width), len(comparisons) - 1)
+                comparisons[b] += 1
+                swaps[b] += d1 * d2 < 0
+        assert (result.comparisons[s] == comparisons).all() and (result.swaps[s] == swaps).all()
+
+
+def test_swap_rate_streamed_in_small_blocks_counts_the_same(monkeypatch):
+    from sklearn_rankmetrics.meta import _swap_rate
+
+    rng = np.random.default_rng(6)
+    matrix = np.clip(np.linspace(0.2, 0.5, 9) + rng.normal(0, 0.15, (30, 9)), 0, 1)
+    whole = swap_rate(matrix, subset_size=[5, 15], n_trials=300, random_state=1)
+    monkeypatch.setattr(_swap_rate, "CELLS", 7)  # one row of pairs per block
+    rows = swap_rate(matrix, subset_size=[5, 15], n_trials=300, random_state=1)
+    monkeypatch.setattr(_swap_rate, "CELLS", 10**6)  # every pair at once
+    square = swap_rate(matrix, subset_size=[5, 15], n_trials=300, random_state=1)
+    for other in (rows, square):
+        assert (other.comparisons == whole.comparisons).all() and (other.swaps == whole.swaps).all()
