@@ -1,13 +1,15 @@
 """Cascade click models: the user examines from the top and stops: cascade, DCM, simplified DBN and CCM.
 
 Each is a :class:`~._click_models.ChainModel`: after rank r the user goes on
-with a probability that depends on whether r was clicked. The cascade model,
-the others are fitted by EM on one shared E-step (:class:`ChainPosteriors`).
+with a probability that depends on whether r was clicked. The cascade model
+is fitted in closed form; the others by EM, whose E-step works on the hidden
+tails after the sessions' last clicks only (:mod:`._chain_em`).
 """
 
 import numpy as np
 
-from ._click_models import ChainModel, last_click_ranks, ratio_of_counts
+from ._chain_em import ChainLayout, ccm_step, dbn_step, dcm_step
+from ._click_models import ChainModel, ratio_of_counts, run_em
 from ._log import check_probabilities
 
 
@@ -73,7 +75,7 @@ class CascadeModel(ChainModel):
         examined = examined_by_clicks(log, np.where(log.clicks.any(axis=1), np.argmax(log.clicks > 0, axis=1), -1))
         self.attractiveness_ = attractiveness_counts(log, examined, n_docs)
 
-    def _continuation(self, log, alpha):
+    def _continuation(self, log, alpha, extra=None):
         return np.zeros_like(alpha), 1.0
 
 
@@ -90,9 +92,13 @@ class DependentClickModel(ChainModel):
         :math:`\\lambda_r` of ranks 1, 2, ..., for :meth:`simulate` before
         (or instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
@@ -105,7 +111,7 @@ class DependentClickModel(ChainModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -135,26 +141,20 @@ class DependentClickModel(ChainModel):
     [0.6  0.33 0.5 ]
     """
 
+    rank_parameters = True
+
     def __init__(self, *, continuation=None, max_iter=200, tol=1e-6):
         self.continuation = continuation
         self.max_iter = max_iter
         self.tol = tol
 
     def _fit(self, log, n_docs):
-        ranks = np.broadcast_to(np.arange(log.n_ranks), log.mask.shape)
-
-        def step(alpha, continuation):
-            a = np.where(log.mask, alpha[log.docs], 0.0)
-            found = ChainPosteriors(log, a, continuation[ranks], 1.0)
-            cells = found.click_cells
-            went_on = np.bincount(ranks[cells], weights=found.on[cells], minlength=log.n_ranks)
-            continuation = ratio_of_counts(went_on, np.bincount(ranks[cells], minlength=log.n_ranks))
-            return chain_alpha(log, found, n_docs), continuation
-
+        layout = ChainLayout(log, n_docs)
         start = (np.full(n_docs, 0.5), np.full(log.n_ranks, 0.5))
+        step = lambda alpha, continuation: dcm_step(layout, alpha, continuation, n_docs, log.n_ranks)  # noqa: E731
         self.attractiveness_, self.continuation_ = run_em(self, step, start)
 
-    def _continuation(self, log, alpha):
+    def _continuation(self, log, alpha, extra=None):
         continuation = self._parameter("continuation_", "continuation", "continuation")
         continuation = self._by_rank(continuation, log.n_ranks, "continuation")
         return np.broadcast_to(continuation, alpha.shape), 1.0
@@ -171,9 +171,13 @@ class DynamicBayesianNetwork(ChainModel):
     Parameters
     ----------
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
@@ -187,7 +191,7 @@ class DynamicBayesianNetwork(ChainModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -222,19 +226,12 @@ class DynamicBayesianNetwork(ChainModel):
         self.tol = tol
 
     def _fit(self, log, n_docs):
-        def step(alpha, satisfaction):
-            a = np.where(log.mask, alpha[log.docs], 0.0)
-            found = ChainPosteriors(log, a, 1 - np.where(log.mask, satisfaction[log.docs], 0.0), 1.0)
-            docs = log.docs[found.click_cells]
-            stopped = np.bincount(docs, weights=1 - found.on[found.click_cells], minlength=n_docs)
-            return chain_alpha(log, found, n_docs), ratio_of_counts(stopped, np.bincount(docs, minlength=n_docs))
-
+        layout = ChainLayout(log, n_docs)
+        step = lambda alpha, satisfaction: dbn_step(layout, alpha, satisfaction, n_docs)  # noqa: E731
         self.attractiveness_, self.satisfaction_ = run_em(self, step, (np.full(n_docs, 0.5), np.full(n_docs, 0.5)))
 
-    def _continuation(self, log, alpha):
-        satisfaction = getattr(log, "satisfaction", None)
-        if satisfaction is None:
-            satisfaction = self._document_values(self.satisfaction_, log)
+    def _continuation(self, log, alpha, extra=None):
+        satisfaction = self._document_values(self.satisfaction_, log) if extra is None else extra
         return 1 - satisfaction, 1.0
 
     def simulate(self, attractiveness, y_score, *, qid, satisfaction=None, random_state=None):
@@ -260,18 +257,9 @@ class DynamicBayesianNetwork(ChainModel):
         clicks : ndarray of shape (n_rows,)
             1 where the simulated user clicked, else 0, aligned with the rows.
         """
-        satisfaction = attractiveness if satisfaction is None else satisfaction
-        n_rows = len(satisfaction)
-        satisfaction = check_probabilities(satisfaction, "satisfaction", n_rows, zero=True)
-        self._satisfaction_rows = satisfaction
-        try:
-            return super().simulate(attractiveness, y_score, qid=qid, random_state=random_state)
-        finally:
-            del self._satisfaction_rows
-
-    def _simulate(self, log, alpha, rng, sessions):
-        log.satisfaction = sessions.matrix(self._satisfaction_rows) * log.mask
-        return super()._simulate(log, alpha, rng, sessions)
+        if satisfaction is None:  # the attractiveness, checked (and named) as such
+            satisfaction = check_probabilities(attractiveness, "attractiveness", len(attractiveness), zero=True)
+        return self._simulate_rows(attractiveness, y_score, qid, random_state, satisfaction, "satisfaction")
 
 
 class ClickChainModel(ChainModel):
@@ -288,9 +276,13 @@ class ClickChainModel(ChainModel):
         :math:`(\\tau_1, \\tau_2, \\tau_3)`, for :meth:`simulate` before (or
         instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
@@ -303,7 +295,7 @@ class ClickChainModel(ChainModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -319,6 +311,9 @@ class ClickChainModel(ChainModel):
     :math:`\\alpha_{qd}` and :math:`\\tau_2` otherwise, whose latent
     component makes every M-step closed form; its likelihood is CCM's. The
     continuation after a session's last rank is not observed and not used.
+    CCM's likelihood is not concave: EM (from attractiveness 0.5 and
+    :math:`\tau = (0.5, 0.4, 0.6)`) can end in a local optimum, so compare
+    ``log_likelihood`` across fits before trusting the parameters.
 
     References
     ----------
@@ -344,102 +339,13 @@ class ClickChainModel(ChainModel):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _continuation(self, log, alpha):
+    def _continuation(self, log, alpha, extra=None):
         tau = self._parameter("tau_", "tau", "tau")
         if tau.shape != (3,):
             raise ValueError(f"tau must hold three probabilities (tau_1, tau_2, tau_3); got shape {tau.shape}.")
         return tau[1] * (1 - alpha) + tau[2] * alpha, tau[0]
 
     def _fit(self, log, n_docs):
-        step = lambda alpha, tau: ccm_step(log, alpha, tau, n_docs)  # noqa: E731
+        layout = ChainLayout(log, n_docs)
+        step = lambda alpha, tau: ccm_step(layout, alpha, tau, n_docs)  # noqa: E731
         self.attractiveness_, self.tau_ = run_em(self, step, (np.full(n_docs, 0.5), np.array([0.5, 0.4, 0.6])))
-
-
-class ChainPosteriors:
-    """What one E-step of a chain model learns from a log (sessions x ranks), given each cell's attractiveness
-    ``a``, its continuation after a click ``after_click`` and the continuation without one ``without_click``.
-
-    The ranks down to a session's last click were examined; below it, the
-    posterior of examination comes from a forward pass (the chance to reach
-    each rank with no click between) and a backward one (the chance of no
-    click from each rank on, given it is examined). Continuations after a
-    session's last rank are not observed and not counted.
-
-    Attributes
-    ----------
-    examined : the posterior probability that each cell was examined.
-    went_on, stopped : the expected numbers of continuations and stops after an examined, unclicked rank.
-    click_cells : the clicked cells whose continuation is observable (not a session's last rank).
-    on : at each of them, the posterior probability that the user went on.
-    """
-
-    def __init__(self, log, a, after_click, without_click):
-        mask, clicks = log.mask, log.clicks
-        n_sessions, n_ranks = mask.shape
-        last = last_click_ranks(clicks)
-        ranks, rows = np.arange(n_ranks), np.arange(n_sessions)
-        sizes = mask.sum(axis=1)
-        tail = mask & (ranks > last[:, None])
-        no_click_on = np.ones((n_sessions, n_ranks + 1))
-        for rank in range(n_ranks - 1, -1, -1):
-            no_click_on[:, rank] = (1 - a[:, rank]) * (1 - without_click + without_click * no_click_on[:, rank + 1])
-        clicked_last = last >= 0
-        start = np.where(clicked_last, after_click[rows, np.maximum(last, 0)], 1.0)
-        reach = np.zeros((n_sessions, n_ranks))
-        carry = start
-        for rank in range(n_ranks):
-            reach[:, rank] = np.where(rank > last, np.where(rank == last + 1, start, carry), 0.0)
-            carry = reach[:, rank] * (1 - a[:, rank]) * without_click
-        after_last = no_click_on[rows, np.minimum(last + 1, n_ranks)]
-        chance = np.where(clicked_last, 1 - start + start * after_last, no_click_on[:, 0])[:, None]
-        chance = np.maximum(chance, 1e-300)  # the chance of the observed tail: no click below the last click
-        self.examined = np.where(tail, reach * no_click_on[:, :-1] / chance, mask * 1.0)
-        inner = ranks < sizes[:, None] - 1
-        below = tail & inner
-        unclicked_on = reach * (1 - a) * without_click
-        self.went_on = (mask & (ranks < last[:, None]) & (clicks == 0)).sum()
-        self.went_on += (below * unclicked_on * no_click_on[:, 1:] / chance).sum()
-        self.stopped = (below * reach * (1 - a) * (1 - without_click) / chance).sum()
-        self.click_cells = mask & (clicks > 0) & inner
-        on = np.where(ranks < last[:, None], 1.0, 0.0)
-        at_last = clicked_last & (last < sizes - 1)
-        on[rows[at_last], last[at_last]] = (start * after_last / chance[:, 0])[at_last]
-        self.on = on
-
-
-def chain_alpha(log, posteriors, n_docs, extra_clicks=0.0, extra_shown=0.0):
-    """The attractiveness M-step: expected clicks over expected examinations of each document."""
-    cells = log.docs[log.mask]
-    numerator = np.bincount(cells, weights=log.clicks[log.mask], minlength=n_docs) + extra_clicks
-    denominator = np.bincount(cells, weights=posteriors.examined[log.mask], minlength=n_docs) + extra_shown
-    return np.clip(ratio_of_counts(numerator, denominator), 0.0, 1.0)
-
-
-def run_em(model, step, parameters):
-    """EM: ``step(parameters)`` until no parameter moves by more than ``model.tol`` or ``model.max_iter`` steps."""
-    model._check_iterations()
-    for iteration in range(model.max_iter):  # noqa: B007 (n_iter_ reads it after the loop)
-        updated = step(*parameters)
-        change = max(np.abs(new - old).max() for new, old in zip(updated, parameters, strict=True))
-        parameters = updated
-        if change < model.tol:
-            break
-    model.n_iter_ = iteration + 1
-    return parameters
-
-
-def ccm_step(log, alpha, tau, n_docs):
-    """One EM iteration of the click chain model: the new attractiveness and (tau_1, tau_2, tau_3)."""
-    a = np.where(log.mask, alpha[log.docs], 0.0)
-    found = ChainPosteriors(log, a, tau[1] * (1 - a) + tau[2] * a, tau[0])
-    cells, on = found.click_cells, found.on
-    # The mixture's latent relevance of each click, given whether the user went on.
-    relevant_on = a * tau[2] / np.maximum(a * tau[2] + (1 - a) * tau[1], 1e-300)
-    relevant_off = a * (1 - tau[2]) / np.maximum(a * (1 - tau[2]) + (1 - a) * (1 - tau[1]), 1e-300)
-    relevant = on * relevant_on + (1 - on) * relevant_off
-    tau_2 = ratio_of_counts(((1 - relevant_on) * on)[cells].sum(), (1 - relevant)[cells].sum())
-    tau_3 = ratio_of_counts((relevant_on * on)[cells].sum(), relevant[cells].sum())
-    tau_1 = ratio_of_counts(found.went_on, found.went_on + found.stopped)
-    extra = np.bincount(log.docs[cells], weights=relevant[cells], minlength=n_docs)
-    new_alpha = chain_alpha(log, found, n_docs, extra, np.bincount(log.docs[cells], minlength=n_docs))
-    return new_alpha, np.clip(np.array([tau_1, tau_2, tau_3], dtype=np.float64), 0.0, 1.0)

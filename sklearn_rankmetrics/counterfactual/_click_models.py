@@ -2,16 +2,20 @@
 
 A model is fitted on a click log (one row per shown document, ``qid`` naming
 the session, ``doc_id`` the query-document pair, ``position`` the rank) laid
-out as padded (n_sessions, longest) matrices, so that each EM iteration, the
-likelihood and the simulation are array operations over all sessions; only
-the ranks (at most the longest session) are looped over, in the chain models.
+out as padded (n_sessions, longest) matrices, so that the likelihood and
+the simulation are array operations over all sessions; only the ranks (at
+most the longest session) are looped over, in the chain models. EM iterates
+on the log's sufficient statistics, aggregated once (:func:`run_em`).
 """
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._core._ranking import build_ranking
 from .._core._validation import as_float_array, check_integer, check_real, check_scores, plain
+from .._core._warnings import warn
 from ._log import (
     Sessions,
     check_length,
@@ -75,15 +79,79 @@ def ratio_of_counts(numerator, denominator, default=0.5):
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), default)
 
 
-class ClickModel:
+def run_em(model, step, parameters, *, scale_free=None):
+    """EM, accelerated by SQUAREM (Varadhan and Roland 2008), from ``parameters`` (a tuple of arrays of
+    probabilities) to the fitted ones; sets ``model.n_iter_`` (EM steps taken) and warns if it hits max_iter.
+
+    ``step(parameters)`` is one EM iteration: the next parameters (each in [0, 1]) and the log-likelihood of the
+    given ones. A cycle takes two steps, jumps along their path (the squared extrapolation, clipped to [0, 1]),
+    and takes one step from there; if the jump lowered the likelihood below the cycle's start, the two plain
+    steps stand. Either way the likelihood never decreases from cycle to cycle. EM stops once a cycle (or a
+    step) moves no parameter by more than ``model.tol``, or raises the log-likelihood by no more than
+    ``model.tol`` times its magnitude (many rarely shown documents creep for hundreds of steps after the fit
+    has stopped improving), or after ``model.max_iter`` steps.
+    """
+    model._check_iterations()
+    measured = scale_free or (lambda *values: values)
+    steps = 0
+
+    def advance(point):
+        nonlocal steps
+        steps += 1
+        return step(*point)
+
+    def settled(new, old):
+        pairs = zip(measured(*new), measured(*old), strict=True)
+        return max(float(np.abs(a - b).max(initial=0.0)) for a, b in pairs) <= model.tol
+
+    previous = -np.inf
+    while True:
+        first, likelihood = advance(parameters)
+        flat = abs(likelihood - previous) <= model.tol * abs(likelihood)  # False for nan
+        if settled(first, parameters) or flat or steps == model.max_iter:
+            converged, parameters = settled(first, parameters) or flat, first
+            break
+        previous = likelihood
+        second, _ = advance(first)
+        r = [b - a for a, b in zip(parameters, first, strict=True)]
+        v = [c - 2 * b + a for a, b, c in zip(parameters, first, second, strict=True)]
+        jump = np.sqrt(sum(float(x @ x) for x in r) / max(sum(float(x @ x) for x in v), 1e-300))
+        accepted = second
+        if jump > 1.0 and steps < model.max_iter:  # a jump of 1 lands on the second step
+            point = tuple(
+                np.clip(a + 2 * jump * x + jump**2 * y, 0.0, 1.0) for a, x, y in zip(parameters, r, v, strict=True)
+            )
+            third, jumped = advance(point)
+            if jumped >= likelihood:  # False for nan
+                accepted = third
+        converged, parameters = settled(accepted, parameters), accepted
+        if converged or steps >= model.max_iter:
+            break
+    model.n_iter_ = steps
+    if not converged:
+        warn(
+            f"{type(model).__name__}: EM stopped at max_iter={model.max_iter} steps before converging (a cycle still "
+            f"moved a parameter, and the log-likelihood, by more than tol={model.tol}); raise max_iter, or tol.",
+            ConvergenceWarning,
+        )
+    return parameters
+
+
+class ClickModel(BaseEstimator):
     """Base of the click models: the log's layout, log-likelihood, perplexity and simulation.
 
     A subclass fits its parameters on a :class:`ClickLog` (``_fit``) and gives,
     for the documents of a log (their attractiveness in a matrix), the
     probability of a click at each rank given the clicks above it
     (``_conditional``), regardless of them (``_marginal``), and simulated
-    clicks (``_simulate``).
+    clicks (``_simulate``). ``rank_parameters`` says whether some fitted
+    parameter is one per rank (then a log longer than the fitted one cannot
+    be scored). A scikit-learn estimator: the constructor's keywords are its
+    parameters (``get_params``, ``set_params``, ``clone``), fitted values end
+    in ``_``, and nothing else is stored on it.
     """
+
+    rank_parameters = False
 
     def _check_iterations(self):
         check_integer("max_iter", self.max_iter)
@@ -124,9 +192,11 @@ class ClickModel:
     def _fitted_log(self, clicks, qid, doc_id, position):
         self._check_fitted()
         log = read_log(clicks, qid, doc_id, position, known=self.doc_ids_)[0]
-        if log.n_ranks > self.n_ranks_:
+        if self.rank_parameters and log.n_ranks > self.n_ranks_:
             raise ValueError(
-                f"the log has sessions of {log.n_ranks} ranks, but the model was fitted on at most {self.n_ranks_}."
+                f"the log has sessions of {log.n_ranks} ranks, but {type(self).__name__} has one parameter per rank "
+                f"and was fitted on sessions of at most {self.n_ranks_}: rank {self.n_ranks_ + 1} has none. Score "
+                "sessions cut to that length, or fit on a log with longer sessions."
             )
         return log
 
@@ -198,10 +268,17 @@ class ClickModel:
         clicks : ndarray of shape (n_rows,)
             1 where the simulated user clicked, else 0, aligned with the rows.
         """
+        return self._simulate_rows(attractiveness, y_score, qid, random_state)
+
+    def _simulate_rows(self, attractiveness, y_score, qid, random_state, extra=None, extra_name=None):
+        """Simulated clicks per row; ``extra`` (one probability per row, or None) reaches ``_simulate`` as a
+        matrix: everything a simulation needs travels in arguments, so one model simulates in many threads."""
         attractiveness, sessions = self._ranked(attractiveness, y_score, qid)
         log = ClickLog(np.zeros(len(attractiveness)), sessions, np.full(len(attractiveness), -1))
         alpha = sessions.matrix(attractiveness) * log.mask
-        clicks = self._simulate(log, alpha, check_random_state(random_state), sessions)
+        if extra is not None:
+            extra = sessions.matrix(check_probabilities(extra, extra_name, len(attractiveness), zero=True)) * log.mask
+        clicks = self._simulate(log, alpha, check_random_state(random_state), extra)
         return sessions.rows((clicks * log.mask).astype(np.float64))
 
     def _ranked(self, attractiveness, y_score, qid):
@@ -248,7 +325,7 @@ class ChainModel(ClickModel):
     probability of a click on an examined document.
     """
 
-    def _continuation(self, log, alpha):
+    def _continuation(self, log, alpha, extra=None):
         raise NotImplementedError
 
     def _conditional(self, log):
@@ -269,8 +346,8 @@ class ChainModel(ClickModel):
         after_click, without_click = self._continuation(log, alpha)
         return alpha * examination_probabilities(alpha, after_click, without_click)
 
-    def _simulate(self, log, alpha, rng, sessions):
-        after_click, without_click = self._continuation(log, alpha)
+    def _simulate(self, log, alpha, rng, extra):
+        after_click, without_click = self._continuation(log, alpha, extra)
         clicks = np.zeros_like(alpha)
         examined = np.ones(len(alpha), dtype=bool)
         for rank in range(log.n_ranks):

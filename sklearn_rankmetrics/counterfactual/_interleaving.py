@@ -20,7 +20,8 @@ MULTILEAVING = ("team_draft", "probabilistic")
 
 
 def check_rankings(rankings, name):
-    """A list of (n_queries, n_docs) int64 matrices of document ids, ``-1`` padding, no id twice in a row."""
+    """A list of (n_queries, width) int64 matrices of document ids, ``-1`` padding (to the widest ranking given),
+    no id twice in a row."""
     checked = []
     for index, ranking in enumerate(rankings):
         label = name if isinstance(name, str) else name[index]
@@ -35,10 +36,10 @@ def check_rankings(rankings, name):
         array = array.astype(np.int64)
         if (array < -1).any():
             raise ValueError(f"{label} must hold document ids >= 0, and -1 only as padding after the last document.")
-        padded = array == -1
-        if (padded[:, :-1] & ~padded[:, 1:]).any():
+        empty = array == -1
+        if (empty[:, :-1] & ~empty[:, 1:]).any():
             raise ValueError(f"{label} has a document after a -1: pad each ranking at its end only.")
-        ordered = np.sort(np.where(padded, -1 - np.arange(array.shape[1]), array), axis=1)
+        ordered = np.sort(np.where(empty, -1 - np.arange(array.shape[1]), array), axis=1)
         if (ordered[:, 1:] == ordered[:, :-1]).any():
             raise ValueError(f"{label} lists a document twice in one query's ranking.")
         checked.append(array)
@@ -46,7 +47,8 @@ def check_rankings(rankings, name):
         raise ValueError(
             f"the rankings must have the same number of queries (rows); got {[a.shape[0] for a in checked]}."
         )
-    return checked
+    width = max(array.shape[1] for array in checked)  # rankings of different widths: -1 pads the narrower
+    return [padded(array, width) for array in checked]
 
 
 class Interleaving:
@@ -120,6 +122,12 @@ class InterleavingOutcome:
         Each ranker's credit on each query.
     clicked : ndarray of bool of shape (n_queries,)
         Whether the query has a click.
+    by_mean : bool, default=False
+        Two rankers only. False: the per-query outcome is the sign of the
+        credit difference, and the test is the sign test. True (optimized
+        interleaving): ``delta`` is the mean credit difference over the
+        queries with a click and ``pvalue`` a two-sided one-sample t-test of
+        it against 0 (``scipy.stats.ttest_1samp``); see Notes.
 
     Attributes
     ----------
@@ -136,11 +144,27 @@ class InterleavingOutcome:
         (\\text{wins} + \\text{losses} + \\text{ties}) - 0.5`, in [-0.5, 0.5].
     pvalue : float or ndarray
         Two-sided sign test of wins against losses (``scipy.stats.binomtest``,
-        ties left out), 1 where no query decides.
+        ties left out), 1 where no query decides; with ``by_mean``, the
+        t-test of the mean credit difference (1 with fewer than two queries
+        with a click or a difference of 0 on every one, 0 where it is the
+        same nonzero value on every one).
 
     See Also
     --------
     credit : Makes it.
+
+    Notes
+    -----
+    Optimized interleaving (Radlinski and Craswell 2013) makes the
+    *expected* credit difference 0 under a user who clicks at random (any
+    click behaviour that depends on the rank alone), not the chance of
+    winning: one uniform click on four documents rotated between the two
+    rankings gives ranker B about three wins in four, with a mean credit
+    difference of 0, since A's wins are worth more. A sign test would then
+    report a preference that is an artefact of the credit function; the
+    mean credit difference and its t-test keep the promise, and are what
+    :func:`credit` reports for optimized interleaving (``wins`` and
+    ``losses`` still count the signs, for information).
 
     Examples
     --------
@@ -151,9 +175,10 @@ class InterleavingOutcome:
     1
     """
 
-    def __init__(self, credits, clicked):
+    def __init__(self, credits, clicked, *, by_mean=False):
         self.credits = credits
         self.clicked = clicked
+        self.by_mean = by_mean
         difference = np.sign(credits[:, :, None] - credits[:, None, :]) * clicked[:, None, None]
         wins = (difference > 0).sum(axis=0)
         losses = (difference < 0).sum(axis=0)
@@ -169,6 +194,10 @@ class InterleavingOutcome:
         self.wins, self.losses, self.ties = (int(x[0, 1]) if pair else x for x in (wins, losses, ties))
         self.delta = float(delta[0, 1]) if pair else delta
         self.pvalue = float(pvalues[0, 1]) if pair else pvalues
+        if by_mean:
+            if not pair:
+                raise ValueError(f"by_mean compares two rankers; got {credits.shape[1]}.")
+            self.delta, self.pvalue = mean_difference_test(credits[clicked, 0] - credits[clicked, 1])
 
     def __repr__(self):
         if self.credits.shape[1] != 2:
@@ -177,6 +206,18 @@ class InterleavingOutcome:
             f"InterleavingOutcome(wins={self.wins}, losses={self.losses}, ties={self.ties}, delta={self.delta:.4f}, "
             f"pvalue={self.pvalue:.4g})"
         )
+
+
+def mean_difference_test(differences):
+    """The mean of the per-query credit differences and the two-sided one-sample t-test of it against 0."""
+    if len(differences) == 0:
+        return 0.0, 1.0
+    mean = float(differences.mean())
+    if len(differences) < 2:  # no spread to test against
+        return mean, 1.0
+    if np.ptp(differences) == 0:  # no spread: the t statistic is 0/0 or infinite
+        return mean, 1.0 if mean == 0 else 0.0
+    return mean, float(stats.ttest_1samp(differences, 0.0).pvalue)
 
 
 def interleave(ranking_a, ranking_b, *, method="team_draft", length=None, random_state=None, tau=3.0):
@@ -229,9 +270,24 @@ def interleave(ranking_a, ranking_b, *, method="team_draft", length=None, random
     contributor as drawn, not marginalised over the other assignments);
     balanced takes :math:`k`, the better of the two rankings' ranks of the
     lowest clicked document, and counts the clicked documents in each
-    ranking's top :math:`k`; optimized sums :math:`1/r_a(d) - 1/r_b(d)` over
-    the clicked documents (:math:`r` the document's rank, one past the end
-    for a ranking without it). A ranker wins a query with more credit.
+    ranking's top :math:`k` (a document a ranking lacks is in none of its
+    tops: Chapelle et al. 2012, Algorithm 1); optimized sums
+    :math:`1/r_a(d) - 1/r_b(d)` over the clicked documents (:math:`r` the
+    document's rank, one past the end for a ranking without it). A ranker
+    wins a query with more credit; the test across queries is the sign test
+    of wins against losses, except for optimized interleaving, whose
+    promise is about the mean credit: its ``delta`` is the mean credit
+    difference and its p-value a t-test of it (see
+    :class:`InterleavingOutcome`).
+
+    Balanced interleaving is biased under random clicks, by its definition:
+    with ``a = [1, 2, 3, 4]`` and ``b = [2, 3, 4, 1]`` (b is a rotated),
+    a user who clicks one shown document uniformly at random makes b win
+    three queries in four (the exact mean outcome is -0.5; a ranking that
+    moves one document far down loses whenever it is clicked). Team draft,
+    probabilistic and optimized interleaving favour neither ranker under
+    such a user. Rankings of different lengths are padded with ``-1``, for
+    every method.
 
     References
     ----------
@@ -264,7 +320,7 @@ def interleave(ranking_a, ranking_b, *, method="team_draft", length=None, random
         length = check_integer("length", width if length is None else length)
         if length > 12:
             raise ValueError(f"optimized interleaving enumerates 2**length lists: length must be <= 12; got {length}.")
-        ranking, _ = optimized_lists(rankings[0], rankings[1], length, rng)
+        ranking = optimized_lists(rankings[0], rankings[1], length, rng)
         return Interleaving(ranking, np.full(ranking.shape, -1), rankings, method)
     if method == "balanced":
         return balanced(rankings, list_length(rankings, length), rng)
@@ -336,20 +392,20 @@ def list_length(rankings, length):
     return check_integer("length", widest if length is None else length)
 
 
-def shown_in(rankings, ranking):
-    """For each ranker, which of its cells hold a document already in the (partial) lists ``ranking``."""
-    return [(r[:, :, None] == ranking[:, None, :]).any(axis=2) & (r >= 0) for r in rankings]
-
-
 def draft(rankings, length, rng, method, tau):
-    """Team-draft or probabilistic multileaving of every query at once, one output rank at a time."""
+    """Team-draft or probabilistic multileaving of every query at once, one output rank at a time.
+
+    Each ranker's cells still available (a document, not yet shown) are
+    kept as a mask, updated once per output rank: the work is the rankers'
+    cells per rank, whatever the number of queries.
+    """
     n_queries, n_rankers = rankings[0].shape[0], len(rankings)
     ranking = np.full((n_queries, length), -1)
     teams = np.full((n_queries, length), -1)
     picks = np.zeros((n_queries, n_rankers))
-    rows = np.arange(n_queries)
+    available = [r >= 0 for r in rankings]
+    discount = 1.0 / np.arange(1, rankings[0].shape[1] + 1) ** tau
     for rank in range(length):
-        available = [(r >= 0) & ~taken for r, taken in zip(rankings, shown_in(rankings, ranking), strict=True)]
         has_any = np.stack([a.any(axis=1) for a in available], axis=1)
         if method == "team_draft":  # the fewest picks, lots between equals
             fewest = np.where(has_any, picks, np.inf)
@@ -357,20 +413,23 @@ def draft(rankings, length, rng, method, tau):
         else:
             eligible = has_any
         lots = np.where(eligible, rng.random((n_queries, n_rankers)), -1.0)
-        team = np.argmax(lots, axis=1)
-        active = eligible.any(axis=1)
-        chosen = np.stack([a[rows, :] for a in available], axis=0)[team, rows]  # the team's available cells
-        if method == "team_draft":
-            cell = np.argmax(chosen, axis=1)
-        else:
-            weights = chosen / np.arange(1, chosen.shape[1] + 1) ** tau
-            cumulative = np.cumsum(weights, axis=1)
-            draws = rng.random(n_queries) * cumulative[:, -1]
-            cell = np.minimum((cumulative <= draws[:, None]).sum(axis=1), chosen.shape[1] - 1)
-        documents = np.stack([padded(r, chosen.shape[1]) for r in rankings])[team, rows, cell]
-        ranking[:, rank] = np.where(active, documents, -1)
-        teams[:, rank] = np.where(active, team, -1)
-        picks[rows[active], team[active]] += 1
+        team = np.where(eligible.any(axis=1), np.argmax(lots, axis=1), -1)
+        draws = rng.random(n_queries) if method == "probabilistic" else None
+        # Each ranker's pick on every query (cheaper than gathering the picking team's rows), then the team's.
+        candidates = np.empty((n_rankers, n_queries), dtype=np.int64)
+        for index, (r, free) in enumerate(zip(rankings, available, strict=True)):
+            if method == "team_draft":
+                cell = np.argmax(free, axis=1)
+            else:  # a draw proportional to 1 / rank**tau among the available cells
+                cumulative = np.cumsum(free * discount, axis=1)
+                cell = np.minimum((cumulative <= (draws * cumulative[:, -1])[:, None]).sum(axis=1), r.shape[1] - 1)
+            candidates[index] = np.take_along_axis(r, cell[:, None], 1)[:, 0]
+        document = np.where(team >= 0, candidates[np.maximum(team, 0), np.arange(n_queries)], -1)
+        ranking[:, rank] = document
+        teams[:, rank] = team
+        picks[team >= 0, team[team >= 0]] += 1
+        for r, free in zip(rankings, available, strict=True):
+            free &= r != document[:, None]
     return Interleaving(ranking, teams, rankings, method)
 
 
@@ -403,12 +462,14 @@ def balanced(rankings, length, rng):
     return Interleaving(ranking, np.full(ranking.shape, -1), rankings, "balanced")
 
 
-def ranks_in(rankings, ranking):
-    """The 1-based rank of each shown document in each ranker's ranking (one past its end where absent)."""
+def ranks_in(rankings, ranking, absent=None):
+    """The 1-based rank of each shown document in each ranker's ranking; where absent, ``absent`` (None: one past
+    the ranking's end)."""
     ranks = []
     for r in rankings:
         match = (r[:, None, :] == ranking[:, :, None]) & (ranking[:, :, None] >= 0)
-        ranks.append(np.where(match.any(axis=2), np.argmax(match, axis=2) + 1, (r >= 0).sum(axis=1)[:, None] + 1))
+        missing = (r >= 0).sum(axis=1)[:, None] + 1 if absent is None else absent
+        ranks.append(np.where(match.any(axis=2), np.argmax(match, axis=2) + 1, missing))
     return np.stack(ranks, axis=2)  # (n_queries, length, n_rankers)
 
 
@@ -467,14 +528,15 @@ def credit(interleaving, clicks):
         credits = balanced_credits(interleaving, clicked)
     if interleaving.method in ("balanced", "optimized") and not np.isfinite(credits).all():  # pragma: no cover
         warn("some credits are not finite", RuntimeWarning)
-    return InterleavingOutcome(credits, clicked.any(axis=1))
+    return InterleavingOutcome(credits, clicked.any(axis=1), by_mean=interleaving.method == "optimized")
 
 
 def balanced_credits(interleaving, clicked):
     """Balanced interleaving's credit: clicked documents within each ranking's top k, with k the better of the
-    two ranks of the lowest clicked document."""
-    ranks = ranks_in(interleaving.rankings, interleaving.ranking_)  # (queries, length, 2)
+    two ranks of the lowest clicked document; a document a ranking lacks is in none of its tops (Chapelle et al.
+    2012, Algorithm 1)."""
+    ranks = ranks_in(interleaving.rankings, interleaving.ranking_, absent=np.inf)  # (queries, length, 2)
     n_queries, length = clicked.shape
     lowest = length - 1 - np.argmax(clicked[:, ::-1], axis=1)
-    k = ranks[np.arange(n_queries), lowest].min(axis=1)
+    k = np.minimum(ranks[np.arange(n_queries), lowest].min(axis=1), length)  # no click: length, no credit
     return (clicked[:, :, None] & (ranks <= k[:, None, None])).sum(axis=1).astype(float)

@@ -7,7 +7,7 @@ sessions x ranks matrices.
 
 import numpy as np
 
-from ._click_models import ClickModel, previous_click_ranks
+from ._click_models import EPSILON, ClickModel, previous_click_ranks, run_em
 
 
 class ExaminationModel(ClickModel):
@@ -17,33 +17,77 @@ class ExaminationModel(ClickModel):
     each cell of the log uses.
     """
 
+    rank_parameters = True
+
     def _fit(self, log, n_docs):
-        self._check_iterations()
         cells, n_entries = self._attention_cells(log)
-        mask, clicks = log.mask, log.clicks
-        docs, entries = log.docs[mask], cells[mask]
-        shown = np.bincount(docs, minlength=n_docs).astype(np.float64)
-        reached = np.bincount(entries, minlength=n_entries).astype(np.float64)
-        alpha, gamma = np.full(n_docs, 0.5), np.full(n_entries, 0.5)
-        clicked = clicks[mask]
-        for iteration in range(self.max_iter):  # noqa: B007 (n_iter_ reads it after the loop)
-            a, g = alpha[docs], gamma[entries]
-            missed = 1 - g * a  # the probability of no click
-            attractive = clicked + (1 - clicked) * a * (1 - g) / missed
-            examined = clicked + (1 - clicked) * g * (1 - a) / missed
-            new_alpha = np.bincount(docs, weights=attractive, minlength=n_docs) / np.maximum(shown, 1)
-            new_gamma = np.bincount(entries, weights=examined, minlength=n_entries) / np.maximum(reached, 1)
-            change = max(np.abs(new_alpha - alpha).max(), np.abs(new_gamma - gamma).max())
-            alpha, gamma = new_alpha, np.where(reached > 0, new_gamma, gamma)
-            if change < self.tol:
-                break
-        self.n_iter_ = iteration + 1
-        self.attractiveness_ = alpha
-        self._store_attention(gamma, reached)
+        table = CellCounts(log.docs[log.mask], cells[log.mask], log.clicks[log.mask], n_docs, n_entries)
+        self.attractiveness_, gamma = fit_examination(self, table)
+        self._store_attention(gamma, table.shown_by_entry)
 
     def _conditional(self, log):
         cells, _ = self._attention_cells(log)
         return self._fitted_attention()[cells] * self._document_values(self.attractiveness_, log)
+
+
+def fit_examination(model, table):
+    """The attractiveness of each document and the attention of each entry of a :class:`CellCounts`, by EM
+    (``model``'s max_iter and tol), scaled so that the largest attention is 1."""
+    reached = table.shown_by_entry > 0
+    n_docs, n_entries = len(table.shown_by_doc), len(table.shown_by_entry)
+
+    def step(alpha, gamma):
+        a, g = np.minimum(alpha, 1 - EPSILON)[table.doc], gamma[table.entry]
+        seen = g * a
+        missed = 1 - seen  # > 0: alpha stays below 1, so a cell's posteriors are never 0/0
+        likelihood = table.log_likelihood(seen, missed)
+        unclicked = table.unclicked
+        attractive = np.bincount(table.doc, weights=unclicked * a * (1 - g) / missed, minlength=n_docs)
+        examined = np.bincount(table.entry, weights=unclicked * g * (1 - a) / missed, minlength=n_entries)
+        alpha = (table.clicked_by_doc + attractive) / np.maximum(table.shown_by_doc, 1)  # 0: a document not shown
+        gamma = np.where(reached, (table.clicked_by_entry + examined) / np.maximum(table.shown_by_entry, 1), gamma)
+        return (np.minimum(alpha, 1 - EPSILON), gamma), likelihood
+
+    def scale_free(alpha, gamma):  # only the products are identified: EM may drift along c * gamma, alpha / c
+        scale = max(gamma[reached].max(initial=0.0), EPSILON)
+        return alpha * scale, np.where(reached, gamma / scale, gamma)
+
+    start = (np.full(n_docs, 0.5), np.full(n_entries, 0.5))
+    return scale_free(*run_em(model, step, start, scale_free=scale_free))
+
+
+class CellCounts:
+    """A click log aggregated by (document, attention entry): the sufficient statistics of PBM and UBM.
+
+    Every shown row of a cell has the same posteriors, so EM iterates on the
+    cells (at most one per row, far fewer on a real log), not on the rows.
+    """
+
+    def __init__(self, docs, entries, clicks, n_docs, n_entries):
+        key = docs * n_entries + entries
+        if n_docs * n_entries <= 4 * len(key):  # a dense table is cheaper than sorting the keys
+            shown = np.bincount(key, minlength=n_docs * n_entries)
+            present = np.flatnonzero(shown)
+            clicked = np.bincount(key, weights=clicks, minlength=n_docs * n_entries)[present]
+            shown = shown[present]
+        else:
+            present, inverse, shown = np.unique(key, return_inverse=True, return_counts=True)
+            clicked = np.bincount(inverse.reshape(-1), weights=clicks, minlength=len(present))
+        self.doc, self.entry = present // n_entries, present % n_entries
+        self.shown, self.clicked = shown.astype(np.float64), clicked
+        self.unclicked = self.shown - clicked
+        self.clicked_cells = np.flatnonzero(clicked > 0)
+        self.shown_by_doc = np.bincount(self.doc, weights=self.shown, minlength=n_docs)
+        self.clicked_by_doc = np.bincount(self.doc, weights=clicked, minlength=n_docs)
+        self.shown_by_entry = np.bincount(self.entry, weights=self.shown, minlength=n_entries)
+        self.clicked_by_entry = np.bincount(self.entry, weights=clicked, minlength=n_entries)
+
+    def log_likelihood(self, probabilities, missed):
+        """The log's log-likelihood when every row of a cell is clicked with the cell's probability (``missed``:
+        one minus it); probabilities are kept in [EPSILON, 1 - EPSILON] inside the logarithms."""
+        cells = self.clicked_cells  # a minority of the cells: one logarithm over all of them, not two
+        clicked = self.clicked[cells] @ np.log(np.clip(probabilities[cells], EPSILON, 1 - EPSILON))
+        return float(clicked + self.unclicked @ np.log(np.maximum(missed, EPSILON)))
 
 
 class PositionBasedModel(ExaminationModel):
@@ -61,14 +105,20 @@ class PositionBasedModel(ExaminationModel):
         :math:`\\gamma_r` of ranks 1, 2, ..., for :meth:`simulate` before
         (or instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
     attention_ : ndarray of shape (n_ranks,)
-        Fitted examination probability of each rank.
+        Fitted examination probability of each rank, scaled so that the
+        largest is 1 (only the products with the attractiveness are
+        identified).
     attractiveness_ : ndarray of shape (n_docs,)
         Fitted attractiveness of each document of ``doc_ids_``.
     doc_ids_ : ndarray of shape (n_docs,)
@@ -76,7 +126,7 @@ class PositionBasedModel(ExaminationModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -134,7 +184,7 @@ class PositionBasedModel(ExaminationModel):
     def _marginal(self, log):
         return self._conditional(log)
 
-    def _simulate(self, log, alpha, rng, sessions):
+    def _simulate(self, log, alpha, rng, extra):
         attention = self._by_rank(self._parameter("attention_", "attention", "attention"), log.n_ranks, "attention")
         return rng.random(alpha.shape) < attention * alpha
 
@@ -152,15 +202,19 @@ class UserBrowsingModel(ExaminationModel):
         with :math:`r' \\geq r` are not used), for :meth:`simulate` before
         (or instead of) :meth:`fit`.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Attributes
     ----------
     attention_ : ndarray of shape (n_ranks, n_ranks)
-        Fitted :math:`\\gamma_{r r'}`; nan where :math:`r' \\geq r` or no
-        session of the log reached the pair.
+        Fitted :math:`\\gamma_{r r'}`, scaled so that the largest is 1; nan
+        where :math:`r' \\geq r` or no session of the log reached the pair.
     attractiveness_ : ndarray of shape (n_docs,)
         Fitted attractiveness of each document of ``doc_ids_``.
     doc_ids_ : ndarray of shape (n_docs,)
@@ -168,7 +222,7 @@ class UserBrowsingModel(ExaminationModel):
     n_ranks_ : int
         The longest session seen in fit.
     n_iter_ : int
-        EM iterations run.
+        EM steps run.
 
     See Also
     --------
@@ -220,7 +274,7 @@ class UserBrowsingModel(ExaminationModel):
         alpha = self._document_values(self.attractiveness_, log)
         return browse(alpha, attention[: log.n_ranks, : log.n_ranks])[1]
 
-    def _simulate(self, log, alpha, rng, sessions):
+    def _simulate(self, log, alpha, rng, extra):
         attention = self._parameter("attention_", "attention", "attention")
         if attention.ndim != 2 or min(attention.shape) < log.n_ranks:
             raise ValueError(

@@ -1,11 +1,13 @@
 """Position propensities from clicks: a swap intervention (RandPair) or EM on the position-based model."""
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .._core._validation import check_integer, check_option
 from .._core._warnings import warn
-from ._log import check_binary, check_length, check_positions, impression_codes
-from ._position_models import PositionBasedModel
+from ._log import check_binary, check_length, check_positions, document_codes, impression_codes
+from ._position_models import CellCounts, PositionBasedModel, fit_examination
 
 METHODS = ("em", "swap")
 
@@ -38,9 +40,13 @@ def estimate_position_propensity(
     pivot : int, default=1
         The position swapped with ``k`` in every impression.
     max_iter : int, default=200
-        Most EM iterations.
+        Most EM steps (each an E-step and an M-step on the log's sufficient
+        statistics; SQUAREM's extrapolations count as steps). Stopping
+        there without converging emits sklearn's ``ConvergenceWarning``.
     tol : float, default=1e-6
-        EM stops once no parameter moves by more than ``tol``.
+        EM stops once an accelerated cycle (or a step) moves no parameter
+        by more than ``tol``, or raises the log-likelihood by no more than
+        ``tol`` times its magnitude.
 
     Returns
     -------
@@ -96,10 +102,48 @@ def estimate_position_propensity(
     method = check_option("method", method, METHODS)
     clicks = check_binary(clicks, "clicks")
     position = check_positions(position, len(clicks))
+    impression_codes(qid, len(clicks))
     if method == "em":
-        model = PositionBasedModel(max_iter=max_iter, tol=tol).fit(clicks, qid=qid, doc_id=doc_id, position=position)
-        return model.attention_ / model.attention_[0]
+        return em_propensity(clicks, position, doc_id, PositionBasedModel(max_iter=max_iter, tol=tol))
     return swap_propensity(clicks, qid, position, swapped_with, check_integer("pivot", pivot))
+
+
+def em_propensity(clicks, position, doc_id, model):
+    """Relative propensities by EM on the position-based model, from the documents shown at several positions;
+    nan (with a warning) for the positions that no clicked such document links to position 1."""
+    docs, _ = document_codes(doc_id, len(clicks))
+    n_positions = int(position.max())
+    n_docs = int(docs.max()) + 1
+    cells = CellCounts(docs, position - 1, clicks, n_docs, n_positions).doc  # one per (document, position)
+    varied = np.bincount(cells, minlength=n_docs) >= 2
+    rows = varied[docs]
+    relative = np.full(n_positions, np.nan)
+    relative[0] = 1.0
+    if rows.any():
+        table = CellCounts(docs[rows], position[rows] - 1, clicks[rows], n_docs, n_positions)
+        attention = fit_examination(model, table)[1]
+        linked = linked_to_first(table, n_docs, n_positions)
+        if attention[0] > 0:
+            relative = np.where(linked, attention / attention[0], np.nan)
+    if np.isnan(relative).any():
+        missing = (np.flatnonzero(np.isnan(relative)) + 1).tolist()
+        reason = "the log has no click" if not clicks.any() else "no clicked document links them to position 1"
+        warn(
+            f"the propensity of positions {missing} is not identified ({reason}: a document shown at two positions "
+            "and clicked links them, and links chain); it is nan. Log rankings that vary, or use method='swap'.",
+            RuntimeWarning,
+        )
+    return relative
+
+
+def linked_to_first(table, n_docs, n_positions):
+    """Which positions a chain of clicked documents, each shown at two of them, connects to position 1."""
+    edges = table.clicked_by_doc[table.doc] > 0
+    doc, entry = table.doc[edges], table.entry[edges] + n_docs
+    size = n_docs + n_positions
+    graph = coo_matrix((np.ones(len(doc)), (doc, entry)), shape=(size, size))
+    labels = connected_components(graph, directed=False)[1]
+    return labels[n_docs:] == labels[n_docs]
 
 
 def swap_propensity(clicks, qid, position, swapped_with, pivot):
@@ -109,12 +153,23 @@ def swap_propensity(clicks, qid, position, swapped_with, pivot):
     group = check_positions(swapped_with, len(clicks), "swapped_with")
     codes = impression_codes(qid, len(clicks))
     check_length(group, "swapped_with", len(clicks))
-    n_positions = int(max(position.max(), group.max(), pivot))
-    impressions = np.zeros(n_positions + 1)
-    first = np.unique(codes, return_index=True)[1]
-    np.add.at(impressions, group[first], 1.0)
+    _, first, impression = np.unique(codes, return_index=True, return_inverse=True)
     if np.unique(np.stack([codes, group]), axis=1).shape[1] != len(first):
         raise ValueError("swapped_with must be the same on every row of an impression.")
+    longest = np.zeros(len(first), dtype=np.int64)
+    np.maximum.at(longest, impression, position)
+    shown = longest[impression]
+    beyond = (group > shown) | (pivot > shown)
+    if beyond.any():
+        row = int(np.flatnonzero(beyond)[0])
+        name, value = ("swapped_with", int(group[row])) if group[row] > shown[row] else ("pivot", pivot)
+        raise ValueError(
+            f"{name} must be a position of the impression: {name}={value} but the impression of row {row} shows "
+            f"{int(shown[row])} positions, so nothing was swapped there."
+        )
+    n_positions = int(position.max())
+    impressions = np.zeros(n_positions + 1)
+    np.add.at(impressions, group[first], 1.0)
     # The production ranker's pivot document sits at position k in group k (at the pivot in the control group).
     moved = position == group
     clicked = np.bincount(group[moved], weights=clicks[moved], minlength=n_positions + 1)

@@ -167,6 +167,10 @@ def off_policy_value(
     0.5.7's ``SlateStandardIPS``, ``SlateIndependentIPS`` and
     ``SlateRewardInteractionIPS`` (and their self-normalised forms, and
     ``SlateCascadeDoublyRobust``) on slates of one length, as the tests check.
+    On slates of different lengths, ``"snsips"`` divides by the mean weight
+    of all the slates, the self-normalised form of SIPS; obp's
+    ``SelfNormalizedSlateStandardIPS`` gives another value there (the other
+    estimators still agree with obp).
 
     References
     ----------

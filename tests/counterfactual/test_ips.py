@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sklearn_rankmetrics.counterfactual import PositionBasedModel, ips_interval, ips_score
+from sklearn_rankmetrics.counterfactual import PositionBasedModel, _ips, ips_interval, ips_score
 
 METRICS = ["dcg@3", "ndcg@3", "p@2", "precision@4", "recall@2", "mrr", "mrr@2", "arp", "psp@2"]
 
@@ -29,7 +29,10 @@ def weight(base, rank, k):
 def naive_impression(base, k, clicks, scores, weights):
     """(numerator, normaliser) of one impression: the mean over every ordering that sorts the scores."""
     n = len(scores)
-    orders = [o for o in permutations(range(n)) if all(scores[o[i]] >= scores[o[i + 1]] for i in range(n - 1))]
+    ranked = [row for row in range(n) if np.isfinite(scores[row])]  # -inf: not ranked by the new ranker
+    orders = [o for o in permutations(ranked) if all(scores[o[i]] >= scores[o[i + 1]] for i in range(len(ranked) - 1))]
+    # ARP: a clicked document the new ranker hides counts at rank n + 1, below every ranked one.
+    hidden = sum(clicks[row] * weights[row] * (n + 1) for row in range(n) if row not in ranked) if base == "arp" else 0
     values = []
     for order in orders:
         if base == "mrr":
@@ -37,7 +40,7 @@ def naive_impression(base, k, clicks, scores, weights):
             value = 0.0 if first is None or (k and first + 1 > k) else weights[order[first]] / (first + 1)
         else:
             value = sum(clicks[row] * weights[row] * weight(base, place + 1, k) for place, row in enumerate(order))
-        values.append(value)
+        values.append(value + hidden)
     numerator = np.mean(values)
     ideal = sorted((clicks[row] * weights[row] for row in range(n)), reverse=True)
     if base in ("ndcg", "psp"):
@@ -70,13 +73,14 @@ def naive_ips(clicks, scores, qid, propensity, metric, estimator, clip=None):
     return np.nanmean(values)
 
 
-def random_log(seed, n_impressions=25, ties=False):
+def random_log(seed, n_impressions=25, ties=False, click_rate=0.4, hidden=0.0):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 6, n_impressions)
     qid = np.repeat(rng.permutation(n_impressions) * 7, sizes)  # ids not contiguous, not sorted
     n = len(qid)
     scores = rng.integers(0, 3, n).astype(float) if ties else rng.normal(size=n)
-    clicks = (rng.random(n) < 0.4).astype(float)
+    scores[rng.random(n) < hidden] = -np.inf
+    clicks = (rng.random(n) < click_rate).astype(float)
     propensity = rng.uniform(0.05, 1.0, n)
     shuffle = rng.permutation(n)
     return clicks[shuffle], scores[shuffle], qid[shuffle], propensity[shuffle]
@@ -88,14 +92,46 @@ def random_log(seed, n_impressions=25, ties=False):
 def test_equals_a_loop_over_impressions(metric, estimator, ties):
     if metric.startswith("psp") and estimator == "snips":
         pytest.skip("psp@k is self-normalised: snips is refused (tested below)")
-    for seed in range(3):
-        clicks, scores, qid, propensity = random_log(seed, ties=ties)
+    # Sparse clicks leave impressions without one (after the last clicked one in qid order too); -inf hides rows.
+    for seed, options in enumerate([{}, {}, {"click_rate": 0.15}, {"hidden": 0.3}, {"click_rate": 0.2, "hidden": 0.3}]):
+        clicks, scores, qid, propensity = random_log(seed, ties=ties, **options)
         for clip in (None, 4.0):
             found = ips_score(
                 clicks, scores, qid=qid, propensity=propensity, metric=metric, estimator=estimator, clip=clip
             )
             expected = naive_ips(clicks, scores, qid, propensity, metric, estimator, clip)
             assert found == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+@pytest.mark.parametrize("estimator", ["ips", "snips"])
+def test_mrr_is_zero_for_an_impression_without_a_click(ties, estimator):
+    # Only the first impression has a click: the later ones in qid order have no clicked document (hostile D1).
+    clicks, qid = [1, 0, 0, 0, 0, 0], [1, 1, 2, 2, 3, 3]
+    values = ips_score(
+        clicks, [2, 1, 2, 1, 2, 1], qid=qid, propensity=[1.0] * 6, metric="mrr", average=False, ties=ties
+    )
+    np.testing.assert_array_equal(values, [1.0, 0.0, 0.0])
+    mean = ips_score(clicks, [2, 1, 2, 1, 2, 1], qid=qid, propensity=[1.0] * 6, metric="mrr", estimator=estimator)
+    assert mean == pytest.approx(1 / 3 if estimator == "ips" else 1.0)
+
+
+def test_arp_counts_a_hidden_clicked_document_below_every_rank():
+    # Hiding the clicked document with -inf must not improve ARP (lower is better) (hostile D7).
+    arguments = {"qid": [1, 1, 1], "propensity": [1.0, 1.0, 1.0], "metric": "arp"}
+    ranked_last = ips_score([1, 0, 0], [1, 2, 3], **arguments)
+    hidden = ips_score([1, 0, 0], [-np.inf, 2, 3], **arguments)
+    all_hidden = ips_score([1, 0, 0], [-np.inf] * 3, **arguments)
+    assert (ranked_last, hidden, all_hidden) == (3.0, 4.0, 4.0)
+
+
+def test_clip_inf_is_no_clipping_and_an_overflowing_inverse_is_refused():
+    arguments = {"qid": [1, 1], "metric": "dcg@2"}
+    plain = ips_score([1, 0], [2, 1], propensity=[0.5, 1.0], **arguments)
+    assert ips_score([1, 0], [2, 1], propensity=[0.5, 1.0], clip=np.inf, **arguments) == plain == 2.0
+    with pytest.raises(ValueError, match=r"propensity 5e-324 at row 0 is so small that its inverse overflows"):
+        ips_score([1, 0], [2, 1], propensity=[5e-324, 1.0], **arguments)
+    assert ips_score([1, 0], [2, 1], propensity=[5e-324, 1.0], clip=1e6, **arguments) == 1e6
 
 
 def test_per_impression_values_follow_sorted_qid():
@@ -169,6 +205,21 @@ def test_ips_is_unbiased_for_the_true_dcg_under_a_known_pbm():
     assert covered >= stats.binom.ppf(0.001, repetitions, 0.95)
 
 
+def test_a_large_log_is_resampled_in_groups_close_to_the_impressions_bootstrap(monkeypatch):
+    # Beyond BOOTSTRAP_UNITS impressions the groups' sums are resampled (bounded memory and time, hostile D6);
+    # made small here, the grouped interval stays within a few percent of the width of the plain one.
+    clicks, scores, qid, propensity = random_log(2, n_impressions=6000)
+    arguments = {"qid": qid, "propensity": propensity, "n_resamples": 4000}
+    for estimator in ("ips", "snips"):
+        plain = ips_interval(clicks, scores, estimator=estimator, random_state=0, **arguments)
+        monkeypatch.setattr(_ips, "BOOTSTRAP_UNITS", 1000)
+        grouped = ips_interval(clicks, scores, estimator=estimator, random_state=0, **arguments)
+        again = ips_interval(clicks, scores, estimator=estimator, random_state=0, **arguments)
+        monkeypatch.undo()
+        assert grouped == again
+        np.testing.assert_allclose(grouped, plain, atol=0.1 * (plain[1] - plain[0]))
+
+
 def test_the_interval_holds_the_estimate():
     clicks, scores, qid, propensity = random_log(1, n_impressions=200)
     for estimator in ("ips", "snips"):
@@ -191,6 +242,7 @@ def test_the_interval_holds_the_estimate():
         ({"metric": "arp@3"}, ValueError, r"arp looks at every rank: it takes no cutoff"),
         ({"estimator": "ipw"}, ValueError, r"estimator must be one of 'ips', 'snips'"),
         ({"clip": 0.5}, ValueError, r"clip must be in \[1.0, inf\)"),
+        ({"clip": np.nan}, ValueError, r"clip"),
         ({"metric": "psp@2", "estimator": "snips"}, ValueError, r"psp@k is already self-normalised"),
         ({"average": "yes"}, TypeError, r"average must be True or False"),
     ],
