@@ -282,6 +282,12 @@ def evaluated(name, source, qrels, requests, options):
     try:
         run = as_run(source)
         extra = answered_without_rows(source)  # a dict's queries answered with no document
+        if not len(run.score) and extra is None and not options["complete"]:  # evaluate_run would name its own option
+            raise ValueError(
+                "the run is empty: it retrieves no document for any query, so it answers no query to "
+                "compare. Pass queries='union' (or 'qrels'; --queries union or -c on the command line) to score its "
+                "queries 0, as trec_eval -c does."
+            )
         values = evaluate_checked(qrels, run, requests, options, answered=extra, average=False)
     except InputError as error:
         if error.source == "qrels":
