@@ -189,15 +189,18 @@ def test_queries_nobody_judged_and_unjudged_pool_documents_follow_trec_eval():
                 assert np.array_equal(result.per_query[metric][name], alone[metric]), (options, name, metric)
 
 
-def test_measures_without_a_number_per_query_are_refused_by_name_and_left_out_of_sets():
+def test_measures_without_a_number_per_query_or_the_same_for_every_run_are_refused_by_name_and_left_out_of_sets():
     qrels, runs = collection(5, n_runs=2, n_queries=6)
     result = quiet(compare_runs, qrels, runs, metrics=["official"], test="t-test")
     metrics = list(dict.fromkeys(row["metric"] for row in result.rows))
     assert "map" in metrics and "P_10" in metrics and "gm_map" in metrics
-    assert not {"runid", "num_q", "relstring"} & set(metrics)
+    assert not {"runid", "num_q", "relstring", "num_rel"} & set(metrics)
     for measure in ("relstring", "num_q", "runid"):
         with pytest.raises(ValueError, match="has no number per query to compare"):
             compare_runs(qrels, runs, metrics=[measure])
+    # num_rel counts the qrels' relevant documents: every run has its values, a hypothesis that tests nothing.
+    with pytest.raises(ValueError, match=r"'num_rel' is the number of relevant documents .* the same for every run"):
+        compare_runs(qrels, runs, metrics=["num_rel"])
     with pytest.raises(ValueError, match="Did you mean 'map'"):
         compare_runs(qrels, runs, metrics=["mapp"])
     with pytest.raises(TypeError, match="a sequence of measure names"):
