@@ -113,7 +113,8 @@ def compare_per_query(
     ------
     ValueError
         For fewer than two systems, a system without one of the metrics, a
-        (system, metric, query) given twice, an infinite value, query ids
+        (system, metric, query) given twice, arrays without query ids of
+        different lengths, an infinite value, query ids
         of mixed kinds (numbers and strings, which never match), an
         unknown baseline, test or correction (a near miss names the one
         meant).
@@ -205,7 +206,29 @@ def per_query_table(values):
         table[system] = system_entry(system, entry)
     if len(table) < 2:
         raise ValueError(f"compare_per_query needs at least two systems in values; got {len(table)}.")
+    check_positional_lengths(values)
     return table
+
+
+def check_positional_lengths(values):
+    """A ValueError where arrays without query ids differ in length: by position, no query can be told missing."""
+    lengths = {
+        f"values[{plain(system)!r}][{plain(metric)!r}]": len(column)
+        for system, entry in values.items()
+        if "qid" not in entry
+        for metric, column in entry.items()
+        if not hasattr(column, "items")
+    }
+    if len(set(lengths.values())) > 1:
+        (short, n_short), (long, n_long) = (
+            min(lengths.items(), key=lambda i: i[1]),
+            max(lengths.items(), key=lambda i: i[1]),
+        )
+        raise ValueError(
+            f"{short} holds {n_short} values and {long} {n_long}, without query ids: arrays without ids pair the "
+            "queries by position, so each needs a value for every query (NaN where undefined). Give the ids: "
+            "{query: value}, or {'qid': ids, metric: values}."
+        )
 
 
 def system_entry(system, entry):

@@ -257,3 +257,12 @@ def test_a_baseline_or_metric_in_another_case_is_suggested():
         compare_per_query(values, baseline="bm25")
     with pytest.raises(ValueError, match=r"has no values of \['ndcg'\].*Did you mean 'nDCG'\?"):
         compare_per_query(values, metrics=["ndcg"])
+
+
+def test_arrays_without_query_ids_of_different_lengths_are_refused_not_paired_by_position():
+    values = {"a": {"map": [0.1, 0.2, 0.3, 0.4]}, "b": {"map": [0.2, 0.3, 0.5]}}  # which query does b lack?
+    with pytest.raises(ValueError, match=r"values\['b'\]\['map'\] holds 3 values and values\['a'\]\['map'\] 4"):
+        compare_per_query(values)
+    values["b"]["map"].append(np.nan)  # NaN says which: the last query, left out with a warning
+    with pytest.warns(UserWarning, match="1 of 4 queries are left out of 'map'"):
+        assert compare_per_query(values, test="t-test").to_frame()["n_queries"].tolist() == [3, 3]
