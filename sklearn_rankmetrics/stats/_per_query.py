@@ -80,8 +80,9 @@ def compare_per_query(
           same queries in the same order for every system and metric
           (query ids 0, 1, ...);
         - a long DataFrame (pandas, Polars, a pyarrow Table, or any frame
-          whose columns convert with ``numpy.asarray``) with the columns ``system``, ``metric``,
-          ``query`` and ``value``, one row per (system, metric, query); also
+          whose columns convert with ``numpy.asarray``) with the columns
+          ``system``, ``metric``, ``query`` and ``value``, one row per
+          (system, metric, query); also
           under PyTerrier's names (``name``, ``qid``, ``measure``,
           ``value``: ``pt.Experiment(..., perquery=True)``) and ir_measures'
           (``query_id``, ``measure``), or ``run`` for the system.

@@ -124,7 +124,11 @@ def compare_runs(
         to compare, a malformed file (named, with its line), and the errors
         of :func:`evaluate_run` (each naming its run).
     TypeError
-        For an option of the wrong type.
+        For an option of the wrong type, and qrels or a run of none of the
+        kinds above (the message lists them).
+    FileNotFoundError
+        For a run path that names no file, folder or glob pattern's match,
+        and a missing qrels file.
 
     Warns
     -----
