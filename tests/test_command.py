@@ -160,6 +160,9 @@ def test_evaluate_means_to_standard_output(files, capsys):
         (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "-c", "--queries", "common"], 2, "contradicts"),
         (["compare", "{qrels}", "{folder}/*.nothing", "{run0}", "-m", "map"], 1, "matches no run file"),
         (["compare", "{qrels}", "{run0}", "{missing}", "-m", "map"], 1, "No such file"),
+        (["compare", "{qrels}", "{missing}", "-m", "map"], 1, "No such file or directory"),
+        (["compare", "{qrels}", "{run0}", "{run1}", "-m", "map", "--baseline", "RUN0.txt"], 2, "mean 'run0.txt'"),
+        (["compare", "{qrels}", "{run0}", "{empty}", "-m", "map"], 1, "Pass queries='union' (or"),
         (["compare", "{bad}", "{run0}", "{run1}", "-m", "map"], 1, "bad, line 2: the relevance column"),
         (["evaluate", "{qrels}", "{run0}", "-m", "map", "-o", "{folder}/out.xlsx"], 2, "cannot tell the format"),
         (["evaluate", "{qrels}", "{run0}", "--format", "parquet"], 2, "Parquet is written to a file"),
@@ -184,7 +187,9 @@ def test_bad_usage_exits_2_and_bad_input_1_with_the_message_on_stderr(files, cap
         "folder": tmp_path,
         "bad": bad,
         "missing": tmp_path / "missing.run",
+        "empty": tmp_path / "empty.run",
     }
+    names["empty"].write_text("")
     found, out, err = run(capsys, *(arg.format(**names) for arg in argv))
     assert (found, out) == (status, "")
     assert message in err, err

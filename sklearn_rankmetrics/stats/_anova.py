@@ -12,10 +12,9 @@ the same amount on every query leave no residual.
 """
 
 import itertools
-import warnings
 
 import numpy as np
-from scipy import integrate, stats
+from scipy import stats
 
 from .._core._parallel import map_in_threads
 from .._core._resampling import BLOCK, Resamples
@@ -24,6 +23,7 @@ from .._core._validation import plain
 from .._core._warnings import warn
 from ._comparison_report import defined_values, import_pandas, metric_name
 from ._paired_tests import exact_permutations, mean_difference, pair_differences
+from ._studentized_range import studentized_range_sf
 
 TUKEY_TESTS = ("tukey-hsd", "randomized-tukey-hsd")
 # The numbers a block of the randomised Tukey HSD holds at a time: resamples x queries x systems.
@@ -103,13 +103,6 @@ def anova_frame(comparison, metric):
         runs = {name: run[:, defined] for name, run in runs.items()}
     table = anova_table(values, runs)
     return pd.DataFrame.from_dict(table, orient="index")[["sum_sq", "df", "mean_sq", "F", "pvalue"]]
-
-
-def studentized_range_sf(q, k, df):
-    """``scipy.stats.studentized_range.sf``, quiet where its integral of a negligible tail warns."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        return np.asarray(stats.studentized_range.sf(q, k, df), dtype=np.float64)
 
 
 def tukey_columns(values, pairs, test, n_resamples, confidence_level, rng):

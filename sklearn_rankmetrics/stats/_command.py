@@ -116,6 +116,7 @@ def settings(args, parser):
 def run(args, parser):
     """Compare the runs of the command line; returns the bytes for standard output (None when written to a file)."""
     from ..trec._sources import InputError
+    from ._per_query import nearest
     from ._runs_comparison import compare_runs
 
     options = settings(args, parser)
@@ -126,7 +127,11 @@ def run(args, parser):
     if baseline is not None and baseline not in paths:  # a path as typed names its run too
         baseline = next((name for name, path in paths.items() if path == baseline), None)
         if baseline is None:
-            parser.error(f"--baseline {args.baseline!r} is none of the runs: {', '.join(paths)}.")
+            close = nearest(args.baseline, paths)
+            parser.error(
+                f"--baseline {args.baseline!r} is none of the runs: {', '.join(paths)}."
+                + (f" Did you mean {close!r}?" if close is not None else "")
+            )
     try:
         comparison = compare_runs(args.qrels, paths, baseline=baseline, **options)
     except InputError as error:  # about the qrels, which the readers' messages name (a run's is named by its run)

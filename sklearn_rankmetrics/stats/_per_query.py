@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._core._frames import column_labels, column_named, frame_library
 from .._core._query_ids import factorize_query_ids, is_pandas_labels, query_id_array
 from .._core._tolerance import equal_up_to_rounding
 from .._core._validation import plain
@@ -78,9 +79,10 @@ def compare_per_query(
         - a mapping ``{system: {metric: values}}`` of arrays without ids: the
           same queries in the same order for every system and metric
           (query ids 0, 1, ...);
-        - a long DataFrame (pandas, or any frame whose columns convert with
-          ``numpy.asarray``) with the columns ``system``, ``metric``,
-          ``query`` and ``value``, one row per (system, metric, query); also
+        - a long DataFrame (pandas, Polars, a pyarrow Table, or any frame
+          whose columns convert with ``numpy.asarray``) with the columns
+          ``system``, ``metric``, ``query`` and ``value``, one row per
+          (system, metric, query); also
           under PyTerrier's names (``name``, ``qid``, ``measure``,
           ``value``: ``pt.Experiment(..., perquery=True)``) and ir_measures'
           (``query_id``, ``measure``), or ``run`` for the system.
@@ -112,7 +114,8 @@ def compare_per_query(
     ------
     ValueError
         For fewer than two systems, a system without one of the metrics, a
-        (system, metric, query) given twice, an infinite value, query ids
+        (system, metric, query) given twice, arrays without query ids of
+        different lengths, an infinite value, query ids
         of mixed kinds (numbers and strings, which never match), an
         unknown baseline, test or correction (a near miss names the one
         meant).
@@ -187,7 +190,7 @@ def compare_per_query(
 
 def per_query_table(values):
     """``{system: {metric: (ids, values)}}`` from any accepted layout of ``values``."""
-    if hasattr(values, "columns") and not isinstance(values, Mapping):  # a DataFrame (pandas, polars, ...)
+    if (hasattr(values, "columns") or frame_library(values)) and not isinstance(values, Mapping):  # a DataFrame
         return long_frame_table(values)
     if not hasattr(values, "items"):
         raise TypeError(
@@ -204,7 +207,29 @@ def per_query_table(values):
         table[system] = system_entry(system, entry)
     if len(table) < 2:
         raise ValueError(f"compare_per_query needs at least two systems in values; got {len(table)}.")
+    check_positional_lengths(values)
     return table
+
+
+def check_positional_lengths(values):
+    """A ValueError where arrays without query ids differ in length: by position, no query can be told missing."""
+    lengths = {
+        f"values[{plain(system)!r}][{plain(metric)!r}]": len(column)
+        for system, entry in values.items()
+        if "qid" not in entry
+        for metric, column in entry.items()
+        if not hasattr(column, "items")
+    }
+    if len(set(lengths.values())) > 1:
+        (short, n_short), (long, n_long) = (
+            min(lengths.items(), key=lambda i: i[1]),
+            max(lengths.items(), key=lambda i: i[1]),
+        )
+        raise ValueError(
+            f"{short} holds {n_short} values and {long} {n_long}, without query ids: arrays without ids pair the "
+            "queries by position, so each needs a value for every query (NaN where undefined). Give the ids: "
+            "{query: value}, or {'qid': ids, metric: values}."
+        )
 
 
 def system_entry(system, entry):
@@ -239,9 +264,9 @@ def long_frame_table(frame):
     Systems and metrics keep the order in which they first appear.
     """
     names = {role: frame_column(frame, role) for role in LONG_COLUMNS}
-    value = numbers_of(f"the column {names['value']!r}", np.asarray(frame[names["value"]]))
+    value = numbers_of(f"the column {names['value']!r}", np.asarray(column_of(frame, names["value"])))
     (systems, system_code), (metrics, metric_code) = (
-        first_appearance(frame[names[role]], names[role]) for role in ("system", "metric")
+        first_appearance(column_of(frame, names[role]), names[role]) for role in ("system", "metric")
     )
     if len(systems) < 2:
         raise ValueError(
@@ -250,12 +275,17 @@ def long_frame_table(frame):
     key = system_code * len(metrics) + metric_code
     order = np.argsort(key, kind="stable")
     starts = np.flatnonzero(np.diff(key[order], prepend=-1))
-    queries = np.asarray(frame[names["query"]])
+    queries = np.asarray(column_of(frame, names["query"]))
     table = {system: {} for system in systems}
     for rows in np.split(order, starts[1:]):
         system, metric = divmod(int(key[rows[0]]), len(metrics))
         table[systems[system]][metrics[metric]] = (queries[rows], value[rows])
     return table
+
+
+def column_of(frame, name):
+    """The column ``name`` of a DataFrame: pandas' own Series (its categories factorize fast), else a numpy array."""
+    return frame[name] if hasattr(frame, "iloc") else column_named(frame, name)
 
 
 def first_appearance(column, name):
@@ -275,13 +305,14 @@ def first_appearance(column, name):
 
 def frame_column(frame, role):
     """The column of ``frame`` that holds ``role``, under our name or a peer's; a ValueError naming the near miss."""
-    found = [name for name in LONG_COLUMNS[role] if name in frame.columns]
+    present = column_labels(frame) if frame_library(frame) else list(frame.columns)
+    found = [name for name in LONG_COLUMNS[role] if name in present]
     if len(found) > 1:
         raise ValueError(f"values has the columns {found}, which all name the {role}: keep one (or rename the others).")
     if found:
         return found[0]
     accepted = " or ".join(repr(name) for name in LONG_COLUMNS[role])
-    present = [str(name) for name in frame.columns]
+    present = [str(name) for name in present]
     close = difflib.get_close_matches(LONG_COLUMNS[role][0], present, n=1) or difflib.get_close_matches(
         LONG_COLUMNS[role][-1], present, n=1
     )
@@ -326,10 +357,10 @@ def chosen_metrics(table, metrics):
     for system, entry in table.items():
         missing = [metric for metric in metrics if metric not in entry]
         if missing:
-            close = difflib.get_close_matches(str(missing[0]), [str(m) for m in entry], n=1)
+            close = nearest(missing[0], entry)
             raise ValueError(
                 f"system {plain(system)!r} has no values of {plain(missing)}; its metrics are {plain(list(entry))}."
-                + (f" Did you mean {close[0]!r}?" if close else "")
+                + (f" Did you mean {plain(close)!r}?" if close is not None else "")
                 + " Every system needs every metric compared."
             )
     return metrics
@@ -337,11 +368,19 @@ def chosen_metrics(table, metrics):
 
 def check_baseline(baseline, systems):
     if baseline is not None and baseline not in systems:
-        close = difflib.get_close_matches(str(baseline), [str(name) for name in systems], n=1)
+        close = nearest(baseline, systems)
         raise ValueError(
             f"baseline={plain(baseline)!r} is not one of the systems {plain(systems)}."
-            + (f" Did you mean {close[0]!r}?" if close else "")
+            + (f" Did you mean {plain(close)!r}?" if close is not None else "")
         )
+
+
+def nearest(name, choices):
+    """The choice nearest to ``name`` as text, upper and lower case alike (``"BM25"`` for ``"bm25"``); None if none
+    is near."""
+    by_text = {str(choice).lower(): choice for choice in reversed(list(choices))}  # the first of two alike wins
+    close = difflib.get_close_matches(str(name).lower(), list(by_text), n=1)
+    return by_text[close[0]] if close else None
 
 
 def align(table, metrics):

@@ -30,6 +30,8 @@ NOT_PER_QUERY = {
     "num_q": "1 for every query",
     "relstring": "a string per query",
 }
+# trec_eval's measures of the qrels alone: each run has the same value on every query, a test of nothing.
+SAME_FOR_EVERY_RUN = {"num_rel": "the number of relevant documents the qrels judge for each query"}
 SHOWN = 5
 
 
@@ -77,7 +79,8 @@ def compare_runs(
         ``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"`` (two metrics, ``P_5`` and
         ``P_10``), the library's names (``"nDCG@10"``); a set such as
         ``"official"`` gives its measures but ``runid``, ``num_q`` and
-        ``relstring``, which have no number per query to compare (asked
+        ``relstring``, which have no number per query to compare, and
+        ``num_rel``, a count of the qrels that every run shares (asked
         for by name, they are an error). The comparison names each metric
         as :func:`evaluate_run` does (``"ndcg_cut_10"``).
     baseline : str, default=None
@@ -116,11 +119,16 @@ def compare_runs(
     ------
     ValueError
         For fewer than two runs, two runs of one name, a folder or pattern
-        that names no file, a measure without a number per query, no query
+        that names no file, a measure without a number per query or the
+        same for every run (``num_rel``), no query
         to compare, a malformed file (named, with its line), and the errors
         of :func:`evaluate_run` (each naming its run).
     TypeError
-        For an option of the wrong type.
+        For an option of the wrong type, and qrels or a run of none of the
+        kinds above (the message lists them).
+    FileNotFoundError
+        For a run path that names no file, folder or glob pattern's match,
+        and a missing qrels file.
 
     Warns
     -----
@@ -207,9 +215,14 @@ def comparable_requests(metrics):
     for spec in measure_specs(metrics):
         nickname = isinstance(spec, str) and spec in NICKNAMES
         for base, params in parse_measure(spec, library_names=True):
-            if base in NOT_PER_QUERY:
+            if base in NOT_PER_QUERY or base in SAME_FOR_EVERY_RUN:
                 if nickname:
                     continue
+                if base in SAME_FOR_EVERY_RUN:
+                    raise ValueError(
+                        f"{spec!r} is {SAME_FOR_EVERY_RUN[base]}, the same for every run: no test can tell the runs "
+                        "apart on it, and it would count as a hypothesis of the correction. evaluate_run reports it."
+                    )
                 raise ValueError(
                     f"{spec!r} has no number per query to compare ({NOT_PER_QUERY[base]}); compare_runs compares "
                     "measures such as 'map', 'ndcg_cut.10' or 'P.10'."
@@ -282,6 +295,12 @@ def evaluated(name, source, qrels, requests, options):
     try:
         run = as_run(source)
         extra = answered_without_rows(source)  # a dict's queries answered with no document
+        if not len(run.score) and extra is None and not options["complete"]:  # evaluate_run would name its own option
+            raise ValueError(
+                "the run is empty: it retrieves no document for any query, so it answers no query to "
+                "compare. Pass queries='union' (or 'qrels'; --queries union or -c on the command line) to score its "
+                "queries 0, as trec_eval -c does."
+            )
         values = evaluate_checked(qrels, run, requests, options, answered=extra, average=False)
     except InputError as error:
         if error.source == "qrels":

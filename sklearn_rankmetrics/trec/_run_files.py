@@ -5,6 +5,7 @@ name (``bm25.run``), or by as many of its path's last components as tell it
 apart from the others (``bm25/run.txt`` and ``dense/run.txt``).
 """
 
+import errno
 import glob
 import os
 from collections import Counter
@@ -12,7 +13,8 @@ from collections import Counter
 
 def run_files(path, *, besides=None):
     """The run files a path names: a folder's files (not those starting with a dot, not its subfolders),
-    the files a glob pattern matches (a pattern that is no existing path), or the path itself, sorted.
+    the files a glob pattern matches (a pattern that is no existing path), or the path itself, sorted; a
+    FileNotFoundError for a path that names nothing.
 
     ``besides``: the qrels file, which a folder or a pattern may hold too; it is not a run.
     """
@@ -28,6 +30,8 @@ def run_files(path, *, besides=None):
         if not files:
             raise ValueError(f"the pattern {text!r} matches no run file.")
         return files
+    if not os.path.exists(text):  # said here, where a lone missing run would otherwise read as too few runs
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), text)
     return [text]
 
 

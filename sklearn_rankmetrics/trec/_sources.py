@@ -2,6 +2,7 @@
 
 import difflib
 import numbers
+import os
 
 import numpy as np
 
@@ -46,10 +47,23 @@ def source_columns(source, what, kind, names, read):
         columns, name = frame_columns(source, names, what), ""
     elif isinstance(source, kind):
         columns, name = tuple(getattr(source, column) for column in names), getattr(source, "name", "")
+    elif not isinstance(source, str | os.PathLike) and not hasattr(source, "read"):
+        raise TypeError(unreadable(source, what, kind, names))
     else:  # a file: its ids are checked already, nonempty without whitespace or control bytes
         source = read(source)
         return tuple(getattr(source, column) for column in names), getattr(source, "name", "")
     return checked_columns(what, names, columns), name
+
+
+def unreadable(source, what, kind, names):
+    """The message for a ``what`` (qrels or run) given as an object of no accepted kind, with the fix."""
+    given = f"{type(source).__module__}.{type(source).__qualname__}".removeprefix("builtins.")
+    hint = f" It has to_dict(): pass {what}.to_dict()." if callable(getattr(source, "to_dict", None)) else ""
+    return (
+        f"{what} must be a path or an open file of the TREC format, a dict {{query_id: {{doc_id: {names[2]}}}}}, a "
+        f"DataFrame with the columns {', '.join(names)}, or a sklearn_rankmetrics.trec.{kind.__name__}; got "
+        f"{given}.{hint}"
+    )
 
 
 def answered_without_rows(run):

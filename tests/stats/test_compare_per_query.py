@@ -234,3 +234,35 @@ def test_tuple_query_ids_and_constant_metrics():
     assert quiet(compare_per_query, values, test="t-test").per_query["qid"].tolist() == [("t", 1), ("t", 2), ("t", 3)]
     with pytest.warns(UserWarning, match=r"'zero': the same value \(0\) for every system on every query"):
         compare_per_query({"a": {"zero": [0.0, 0.0]}, "b": {"zero": [0.0, 0.0]}}, test="t-test")
+
+
+def test_a_pyarrow_table_in_the_long_layout_gives_the_pandas_frames_result():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        [(s, m, f"q{q}", rng.random()) for s in ("a", "b", "c") for m in ("map", "ndcg") for q in range(8)],
+        columns=["name", "measure", "qid", "value"],  # PyTerrier's names
+    )
+    expected = compare_per_query(frame, test="t-test", random_state=0)
+    table = compare_per_query(pa.Table.from_pandas(frame), test="t-test", random_state=0)
+    assert table.to_json() == expected.to_json()
+    with pytest.raises(ValueError, match=r"needs a system column .* its columns are \['sytem'"):
+        compare_per_query(pa.Table.from_pandas(frame.rename(columns={"name": "sytem"})), test="t-test")
+
+
+def test_a_baseline_or_metric_in_another_case_is_suggested():
+    values = {"BM25": {"nDCG": [0.1, 0.2, 0.3]}, "dense": {"nDCG": [0.2, 0.1, 0.5]}}
+    with pytest.raises(ValueError, match=r"baseline='bm25' is not one of the systems.*Did you mean 'BM25'\?"):
+        compare_per_query(values, baseline="bm25")
+    with pytest.raises(ValueError, match=r"has no values of \['ndcg'\].*Did you mean 'nDCG'\?"):
+        compare_per_query(values, metrics=["ndcg"])
+
+
+def test_arrays_without_query_ids_of_different_lengths_are_refused_not_paired_by_position():
+    values = {"a": {"map": [0.1, 0.2, 0.3, 0.4]}, "b": {"map": [0.2, 0.3, 0.5]}}  # which query does b lack?
+    with pytest.raises(ValueError, match=r"values\['b'\]\['map'\] holds 3 values and values\['a'\]\['map'\] 4"):
+        compare_per_query(values)
+    values["b"]["map"].append(np.nan)  # NaN says which: the last query, left out with a warning
+    with pytest.warns(UserWarning, match="1 of 4 queries are left out of 'map'"):
+        assert compare_per_query(values, test="t-test").to_frame()["n_queries"].tolist() == [3, 3]

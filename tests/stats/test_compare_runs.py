@@ -189,15 +189,18 @@ def test_queries_nobody_judged_and_unjudged_pool_documents_follow_trec_eval():
                 assert np.array_equal(result.per_query[metric][name], alone[metric]), (options, name, metric)
 
 
-def test_measures_without_a_number_per_query_are_refused_by_name_and_left_out_of_sets():
+def test_measures_without_a_number_per_query_or_the_same_for_every_run_are_refused_by_name_and_left_out_of_sets():
     qrels, runs = collection(5, n_runs=2, n_queries=6)
     result = quiet(compare_runs, qrels, runs, metrics=["official"], test="t-test")
     metrics = list(dict.fromkeys(row["metric"] for row in result.rows))
     assert "map" in metrics and "P_10" in metrics and "gm_map" in metrics
-    assert not {"runid", "num_q", "relstring"} & set(metrics)
+    assert not {"runid", "num_q", "relstring", "num_rel"} & set(metrics)
     for measure in ("relstring", "num_q", "runid"):
         with pytest.raises(ValueError, match="has no number per query to compare"):
             compare_runs(qrels, runs, metrics=[measure])
+    # num_rel counts the qrels' relevant documents: every run has its values, a hypothesis that tests nothing.
+    with pytest.raises(ValueError, match=r"'num_rel' is the number of relevant documents .* the same for every run"):
+        compare_runs(qrels, runs, metrics=["num_rel"])
     with pytest.raises(ValueError, match="Did you mean 'map'"):
         compare_runs(qrels, runs, metrics=["mapp"])
     with pytest.raises(TypeError, match="a sequence of measure names"):
@@ -313,3 +316,41 @@ def test_the_comparison_of_runs_offers_what_compare_rankings_does():
     assert set(quiet(result.queries_needed, "P_10")) == {("run0", "run1"), ("run0", "run2")}
     pytest.importorskip("matplotlib")
     assert QueryComparisonDisplay.from_comparison(result, metric="map").ax_ is not None
+
+
+def test_an_empty_run_names_the_queries_option_that_scores_it(tmp_path):
+    qrels, runs = collection(15, n_runs=2, n_queries=4)
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    with pytest.raises(ValueError, match=r"run 'b': the run is empty.*Pass queries='union' \(or 'qrels'"):
+        compare_runs(qrels, {"a": runs["run0"], "b": empty}, metrics=["map"])
+    result = quiet(compare_runs, qrels, {"a": runs["run0"], "b": empty}, metrics=["map"], queries="union")
+    assert not result.per_query["map"]["b"].any()  # every query 0, as trec_eval -c
+
+
+def test_a_path_that_names_nothing_is_refused_as_missing_not_as_too_few_runs(tmp_path):
+    qrels, _ = collection(16, n_runs=2, n_queries=4)
+    for runs in (tmp_path / "no-folder", [tmp_path / "no.run"]):
+        with pytest.raises(FileNotFoundError, match=r"No such file or directory: .*no[-.]"):
+            compare_runs(qrels, runs, metrics=["map"])
+
+
+class ConvertsToDict:
+    """An object of another library that holds a run or qrels and converts to a dict."""
+
+    def to_dict(self):
+        return {}
+
+
+@pytest.mark.parametrize("where", ["qrels", "run"])
+def test_qrels_or_runs_of_no_accepted_kind_are_refused_with_the_accepted_kinds(where):
+    qrels, runs = collection(17, n_runs=2, n_queries=4)
+    given = {"qrels": qrels, "runs": runs}
+    if where == "qrels":
+        given["qrels"] = ConvertsToDict()
+        message = r"qrels must be a path .* a dict \{query_id: \{doc_id: relevance\}\}.*pass qrels\.to_dict\(\)"
+    else:
+        given["runs"] = {"a": runs["run0"], "b": ConvertsToDict()}
+        message = r"run 'b': run must be a path .*trec\.Run; got test_compare_runs\.ConvertsToDict.*run\.to_dict"
+    with pytest.raises(TypeError, match=message):
+        compare_runs(given["qrels"], given["runs"], metrics=["map"])

@@ -26,6 +26,7 @@ from sklearn_rankmetrics.stats._anova import randomized_ranges, tukey_columns
 from sklearn_rankmetrics.stats._multiplicity import benjamini_hochberg, maxt_randomization
 from sklearn_rankmetrics.stats._paired_tests import exact_permutations
 from sklearn_rankmetrics.stats._power import expected_ci_width
+from sklearn_rankmetrics.stats._studentized_range import studentized_range_sf
 
 pd = pytest.importorskip("pandas")
 statsmodels = pytest.importorskip("statsmodels")
@@ -838,3 +839,26 @@ def test_json_from_a_newer_version_is_refused():
     document["version"] = 99
     with pytest.raises(ValueError, match=r"written by a newer sklearn-rankmetrics \(format version 99"):
         RankingComparison.from_json(json.dumps(document))
+
+
+@pytest.mark.parametrize("k", [2, 3, 10, 40])
+@pytest.mark.parametrize("df", [1, 4, 29, 2891, 200_000])
+def test_studentized_range_sf_of_every_pair_at_once_is_scipys_to_its_accuracy(k, df):
+    critical = stats.studentized_range.ppf(0.95, k, df)
+    q = np.append(np.linspace(0.0, 3 * critical, 13), [critical, np.inf])
+    ours = studentized_range_sf(q, k, df)
+    np.testing.assert_allclose(ours, stats.studentized_range.sf(q, k, df), rtol=0, atol=2e-11)  # scipy's accuracy
+    assert ours[0] == pytest.approx(1.0, abs=1e-12) and ours[-1] == 0.0
+    assert ours[-2] == pytest.approx(0.05, rel=1e-8)
+    # Each value is computed alone, whichever values share its block: the same bits.
+    assert [studentized_range_sf(value, k, df) for value in q] == ours.tolist()
+
+
+@pytest.mark.parametrize("df", [1, 9, 120, 2891])
+def test_studentized_range_of_two_means_is_studentized_t(df):
+    q = np.array([0.05, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0])
+    exact = 2 * stats.t.sf(q / np.sqrt(2), df)  # the range of two means is sqrt(2) |t|
+    ours = studentized_range_sf(q, 2, df)
+    np.testing.assert_allclose(ours, exact, rtol=0, atol=1e-12)
+    defined = exact > 1e-8
+    np.testing.assert_allclose(ours[defined], exact[defined], rtol=1e-7)
