@@ -8,6 +8,7 @@ laws, evaluated per block on padded arrays.
 """
 
 import numpy as np
+from scipy.special import gammaln
 
 from .._core._numpy_ops import size_classes
 
@@ -395,8 +396,9 @@ def stopping_symmetric_means(values, counts, depths):
     multiplicities = multiplicities.reshape(len(counts), len(distinct))
     most = multiplicities.max(axis=1)
     others = np.minimum(multiplicities, depths[:, None] + 1).sum(axis=1) - np.minimum(most, depths + 1)
-    # The dominated route's first law, C(most, J) / C(counts, J), must not underflow at the depth.
-    dominated = (counts - most <= POLYNOMIAL_ROWS) & (depths <= most) & (depths * np.log(counts / most) < 600)
+    # The dominated route's first law, C(most, J) / C(counts, J), must not underflow at the depth, where it is
+    # smallest: far below (most / counts)**J when J nears most (1 / C(1200, 600) at J = most = 600 is 1e-360).
+    dominated = (counts - most <= POLYNOMIAL_ROWS) & (depths <= most) & (first_law_log(most, counts, depths) > -600)
     routes = np.select(
         [counts <= POLYNOMIAL_ROWS, dominated, 4 * (others + len(distinct)) < counts], [0, 1, 2], default=3
     )
@@ -412,6 +414,13 @@ def stopping_symmetric_means(values, counts, depths):
         )
         means[routes == 3, : found.shape[1]] = found
     return means
+
+
+def first_law_log(most, counts, depths):
+    """``log(C(most, J) / C(counts, J))`` at J = ``depths``: the chance that a random J-subset of ``counts`` rows
+    holds only rows of the ``most`` of one value (``depths <= most``)."""
+    most, counts, depths = (np.asarray(x, dtype=np.float64) for x in (most, counts, depths))
+    return gammaln(most + 1) - gammaln(most - depths + 1) - gammaln(counts + 1) + gammaln(counts - depths + 1)
 
 
 def symmetric_means_of_dominated(multiplicities, distinct, depth):
