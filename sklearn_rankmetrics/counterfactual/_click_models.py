@@ -8,9 +8,9 @@ the ranks (at most the longest session) are looped over, in the chain models.
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .._core._ranking import build_ranking
+from .._core._resampling import random_state_from
 from .._core._validation import as_float_array, check_integer, check_real, check_scores, plain
 from ._log import (
     Sessions,
@@ -190,7 +190,7 @@ class ClickModel:
             score (ties in input order).
         qid : array-like of shape (n_rows,)
             The session of each row.
-        random_state : int, RandomState instance or None, default=None
+        random_state : int, RandomState instance, numpy Generator or None, default=None
             Seeds the clicks.
 
         Returns
@@ -201,7 +201,7 @@ class ClickModel:
         attractiveness, sessions = self._ranked(attractiveness, y_score, qid)
         log = ClickLog(np.zeros(len(attractiveness)), sessions, np.full(len(attractiveness), -1))
         alpha = sessions.matrix(attractiveness) * log.mask
-        clicks = self._simulate(log, alpha, check_random_state(random_state), sessions)
+        clicks = self._simulate(log, alpha, random_state_from(random_state), sessions)
         return sessions.rows((clicks * log.mask).astype(np.float64))
 
     def _ranked(self, attractiveness, y_score, qid):

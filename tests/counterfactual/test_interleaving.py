@@ -119,3 +119,15 @@ def test_multileaving_finds_the_best_of_three():
 def test_bad_inputs(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_interleaving_and_click_simulation_take_a_numpy_generator_as_random_state():
+    from sklearn_rankmetrics.counterfactual import PositionBasedModel
+
+    a, b = np.array([[1, 2, 3, 4]]), np.array([[4, 3, 2, 1]])
+    shown = [interleave(a, b, random_state=np.random.default_rng(5)).ranking_ for _ in range(2)]
+    np.testing.assert_array_equal(*shown)
+    model, qid = PositionBasedModel(attention=[0.9, 0.5, 0.2]), np.repeat([0, 1], 3)
+    attraction, scores = np.full(6, 0.7), -np.arange(6.0)
+    clicks = [model.simulate(attraction, scores, qid=qid, random_state=np.random.default_rng(1)) for _ in range(2)]
+    np.testing.assert_array_equal(*clicks)
