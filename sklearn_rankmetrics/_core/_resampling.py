@@ -30,6 +30,21 @@ def generator_from(random_state):
     """
     if isinstance(random_state, np.random.Generator):
         return np.random.default_rng(int(random_state.integers(2**31)))
+    return np.random.default_rng(random_state_from(random_state).randint(2**31))
+
+
+def random_state_from(random_state):
+    """A numpy RandomState from ``random_state``: None, an int, a RandomState or a Generator.
+
+    scikit-learn's ``check_random_state`` of it (the RandomState itself, one
+    seeded by the int, numpy's global one for None), or for a Generator a new
+    RandomState seeded by one number drawn from it: a new
+    ``np.random.default_rng(seed)`` gives the same draws on every call, and a
+    Generator passed again moves on. Anything else is a TypeError naming
+    ``random_state`` (numpy's own message names neither it nor the fix).
+    """
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(int(random_state.integers(2**32)))
     integer = isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool | np.bool_)
     if not (random_state is None or integer or isinstance(random_state, np.random.RandomState)):
         raise TypeError(
@@ -38,7 +53,7 @@ def generator_from(random_state):
         )
     if integer and not 0 <= random_state < 2**32:
         raise ValueError(f"random_state must be an integer in [0, 2**32 - 1]; got {plain(random_state)!r}.")
-    return np.random.default_rng(check_random_state(random_state).randint(2**31))
+    return check_random_state(random_state)
 
 
 class Resamples:

@@ -249,7 +249,7 @@ class DynamicBayesianNetwork(ChainModel):
         satisfaction : array-like of shape (n_rows,), default=None
             Probability that a click on the document satisfies the user, in
             [0, 1]; None: the attractiveness.
-        random_state : int, RandomState instance or None, default=None
+        random_state : int, RandomState instance, numpy Generator or None, default=None
             Seeds the clicks.
 
         Returns

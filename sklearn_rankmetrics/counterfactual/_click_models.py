@@ -11,9 +11,9 @@ on the log's sufficient statistics, aggregated once (:func:`run_em`).
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from .._core._ranking import build_ranking
+from .._core._resampling import random_state_from
 from .._core._validation import as_float_array, check_integer, check_real, check_scores, plain
 from .._core._warnings import warn
 from ._log import (
@@ -260,7 +260,7 @@ class ClickModel(BaseEstimator):
             score (ties in input order).
         qid : array-like of shape (n_rows,)
             The session of each row.
-        random_state : int, RandomState instance or None, default=None
+        random_state : int, RandomState instance, numpy Generator or None, default=None
             Seeds the clicks.
 
         Returns
@@ -278,7 +278,7 @@ class ClickModel(BaseEstimator):
         alpha = sessions.matrix(attractiveness) * log.mask
         if extra is not None:
             extra = sessions.matrix(check_probabilities(extra, extra_name, len(attractiveness), zero=True)) * log.mask
-        clicks = self._simulate(log, alpha, check_random_state(random_state), extra)
+        clicks = self._simulate(log, alpha, random_state_from(random_state), extra)
         return sessions.rows((clicks * log.mask).astype(np.float64))
 
     def _ranked(self, attractiveness, y_score, qid):

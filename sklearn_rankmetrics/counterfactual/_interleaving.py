@@ -9,8 +9,8 @@ ranks (queries whose two rankings place their documents alike share it).
 
 import numpy as np
 from scipy import stats
-from sklearn.utils import check_random_state
 
+from .._core._resampling import random_state_from
 from .._core._validation import check_integer, check_option, check_real
 from .._core._warnings import warn
 from ._interleaving_lp import optimized_lists
@@ -244,7 +244,7 @@ def interleave(ranking_a, ranking_b, *, method="team_draft", length=None, random
     length : int, default=None
         Length of the lists; None: the longer ranking's width (optimized:
         the shorter one's, and at most 12).
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the coins and draws.
     tau : float, default=3.0
         The probabilistic method's exponent.
@@ -314,7 +314,7 @@ def interleave(ranking_a, ranking_b, *, method="team_draft", length=None, random
     """
     method = check_option("method", method, METHODS)
     rankings = check_rankings([ranking_a, ranking_b], ("ranking_a", "ranking_b"))
-    rng = check_random_state(random_state)
+    rng = random_state_from(random_state)
     if method == "optimized":
         width = min(int((r >= 0).sum(axis=1).max()) for r in rankings)
         length = check_integer("length", width if length is None else length)
@@ -341,7 +341,7 @@ def multileave(rankings, *, method="team_draft", length=None, random_state=None,
         probability proportional to :math:`1/r^\\tau`.
     length : int, default=None
         Length of the lists; None: the widest ranking's.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the lots and draws.
     tau : float, default=3.0
         The probabilistic method's exponent.
@@ -383,7 +383,7 @@ def multileave(rankings, *, method="team_draft", length=None, random_state=None,
     if len(rankings) < 2:
         raise ValueError(f"multileaving needs at least two rankings; got {len(rankings)}.")
     tau = check_real("tau", tau, low=0.0)
-    return draft(rankings, list_length(rankings, length), check_random_state(random_state), method, tau)
+    return draft(rankings, list_length(rankings, length), random_state_from(random_state), method, tau)
 
 
 def list_length(rankings, length):

@@ -3,8 +3,8 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import check_random_state
 
+from .._core._resampling import random_state_from
 from .._core._validation import check_integer, plain
 
 
@@ -51,7 +51,7 @@ def make_ranking(
         signal has unit variance.
     shuffle : bool, default=True
         Shuffle the rows, so that the rows of a query are not contiguous.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seed for reproducible output.
 
     Returns
@@ -75,7 +75,7 @@ def make_ranking(
     >>> X.shape, y.shape, qid.shape
     ((12, 2), (12,), (12,))
     """
-    rng = check_random_state(random_state)
+    rng = random_state_from(random_state)
     if n_informative is None and isinstance(n_features, numbers.Integral):
         n_informative = min(5, n_features)
     low, high = (n_docs, n_docs) if isinstance(n_docs, numbers.Integral) else n_docs

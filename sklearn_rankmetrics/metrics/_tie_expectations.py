@@ -395,8 +395,9 @@ def stopping_symmetric_means(values, counts, depths):
     multiplicities = multiplicities.reshape(len(counts), len(distinct))
     most = multiplicities.max(axis=1)
     others = np.minimum(multiplicities, depths[:, None] + 1).sum(axis=1) - np.minimum(most, depths + 1)
-    # The dominated route's first law, C(most, J) / C(counts, J), must not underflow at the depth.
-    dominated = (counts - most <= POLYNOMIAL_ROWS) & (depths <= most) & (depths * np.log(counts / most) < 600)
+    # The dominated route's first law, C(most, J) / C(counts, J), must not underflow at the depth, where it is
+    # smallest: far below (most / counts)**J when J nears most (1 / C(1200, 600) at J = most = 600 is 1e-360).
+    dominated = (counts - most <= POLYNOMIAL_ROWS) & (depths <= most) & (first_law_log(most, counts, depths) > -600)
     routes = np.select(
         [counts <= POLYNOMIAL_ROWS, dominated, 4 * (others + len(distinct)) < counts], [0, 1, 2], default=3
     )
@@ -412,6 +413,20 @@ def stopping_symmetric_means(values, counts, depths):
         )
         means[routes == 3, : found.shape[1]] = found
     return means
+
+
+def first_law_log(most, counts, depths):
+    """``log(C(most, J) / C(counts, J))`` at J = ``depths`` (at most ``most``): the chance that a random J-subset
+    of ``counts`` rows holds only rows of the ``most`` of one value, to about 0.01 (it decides a route)."""
+    most, counts, depths = (np.asarray(x, dtype=np.float64) for x in (most, counts, depths))
+    return log_factorial(most) - log_factorial(most - depths) - log_factorial(counts) + log_factorial(counts - depths)
+
+
+def log_factorial(n):
+    """``log(n!)`` by Stirling's series, to 0.003 at n = 1 and closer above (scipy stays unimported here: the
+    command's evaluation imports this module)."""
+    n = np.maximum(n, 1.0)
+    return n * np.log(n) - n + 0.5 * np.log(2.0 * np.pi * n) + 1.0 / (12.0 * n)
 
 
 def symmetric_means_of_dominated(multiplicities, distinct, depth):

@@ -24,7 +24,10 @@ def one_label_scorer(metric, parameter):
     judgement matrix (the diversity metrics) is refused here, where the
     parameter ``parameter`` is given, rather than after a boosting round.
     """
-    scorer = get_ranking_scorer(metric) if isinstance(metric, str) else metric
+    try:
+        scorer = get_ranking_scorer(metric) if isinstance(metric, str) else metric
+    except (TypeError, ValueError) as error:  # the name's own error, said of the parameter that gave it
+        raise type(error)(f"{parameter}={plain(metric)!r}: {error}") from error
     if not isinstance(scorer, RankingScorer):
         raise TypeError(
             f"{parameter} must be a metric name such as 'ndcg@10', or a scorer of get_ranking_scorer or "

@@ -32,12 +32,12 @@ from scipy import sparse
 from scipy.optimize import lsq_linear
 from scipy.special import gammaln
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from .._core._inputs import rank_queries
 from .._core._numpy_ops import NUMPY
 from .._core._ranking import weighted_mean
+from .._core._resampling import random_state_from
 from .._core._validation import (
     TIES,
     check_flag,
@@ -89,7 +89,7 @@ def sample_candidates(
         (True/False, or 0/1), or a sparse matrix of such values, whose
         stored True (or 1) entries are excluded (a stored False or 0 is
         not, as an entry not stored is not).
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the draws, for reproducible candidates.
 
     Returns
@@ -149,7 +149,7 @@ def sample_candidates(
             weights = draw_weights(item_popularity, n_items)
     elif item_popularity is not None:
         raise ValueError('item_popularity is only used by strategy="popularity"; leave it None for "uniform".')
-    random = check_random_state(random_state)
+    random = random_state_from(random_state)
     rows, columns = [positives.nonzero()[0]], [positives.nonzero()[1]]
     step = max(1, 2**22 // max(n_items, 1))
     with np.errstate(divide="ignore"):

@@ -27,9 +27,9 @@ MAX_NAME_LENGTH = 500
 OPTION_TYPES = (str, int, float, bool, type(None))
 # The families whose names take a cutoff and options; the others' are names looked up whole.
 SCORED = ("ranking", "diversity")
-# The arguments that carry data, one value per row: the call gives them, never a name. (candidates= too, which
-# the report and the scorers refuse with where it goes.)
-DATA_ARGUMENTS = ("y_true", "y_score", "qid", "sample_weight", "judged")
+# The arguments that carry data, one value per row (candidates: a mask of the rows): the call gives them, never a
+# name, whose options are literals.
+DATA_ARGUMENTS = ("y_true", "y_score", "qid", "sample_weight", "judged", "candidates")
 
 
 def matched(name):

@@ -20,8 +20,8 @@ from ._registry import BY_FUNCTION
 # Options that belong to the whole report: one sort serves every metric.
 SET_BY_THE_REPORT = {
     option: f"the report sets once for every metric: pass {option}= to ranking_report"
-    # A name never sets qid or sample_weight: they carry data (the grammar refuses them).
-    for option in ("ties", "average", "candidates", "sampled_correction", "n_items")
+    # A name never sets qid, sample_weight or candidates: they carry data (the grammar refuses them).
+    for option in ("ties", "average", "sampled_correction", "n_items")
 }
 
 

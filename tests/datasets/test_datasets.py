@@ -135,3 +135,9 @@ def test_every_bundled_data_file_is_package_data():
     files = [entry.name for entry in DATA.iterdir() if entry.is_file()]
     assert {"LICENSE", "rank.train.gz", "rank.train.query", "rank.test.gz", "rank.test.query"} <= set(files)
     assert [name for name in files if not any(fnmatch.fnmatch(f"data/{name}", p) for p in patterns)] == []
+
+
+def test_make_ranking_takes_a_numpy_generator_as_random_state():
+    first, second = (make_ranking(n_queries=5, n_docs=4, random_state=np.random.default_rng(0)) for _ in range(2))
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)

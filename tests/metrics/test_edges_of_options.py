@@ -136,7 +136,15 @@ def test_a_name_with_a_cutoff_of_2_to_the_63_is_refused_by_the_name_and_taken_by
 
 @pytest.mark.parametrize(
     "name",
-    ["ndcg@10(qid=None)", "map(sample_weight=None)", "bpref(judged=None)", "ndcg(y_true=1)", "P@5(y_score=1)"],
+    [
+        "ndcg@10(qid=None)",
+        "map(sample_weight=None)",
+        "bpref(judged=None)",
+        "ndcg(y_true=1)",
+        "P@5(y_score=1)",
+        "ndcg@10(candidates=1)",
+        "recall@5(candidates=None)",
+    ],
 )
 def test_a_name_that_sets_a_data_argument_is_refused_when_parsed(name):
     option = name[name.index("(") + 1 : name.index("=")]

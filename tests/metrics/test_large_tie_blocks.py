@@ -10,7 +10,7 @@ labels, summed over the hypergeometric law of the labels above each rank
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.special import gammaln
 
@@ -95,7 +95,33 @@ def test_err_of_a_tie_block_is_exact_at_every_size(size):
         assert value == pytest.approx(exact, rel=1e-11), (max_grade, k)
 
 
-@settings(max_examples=4, deadline=None)
+@pytest.mark.parametrize(
+    ("counts", "max_grade", "k", "above"),
+    [((600, 600), 10, 600, ()), ((699, 700), 8, 700, ()), ((697, 698), 12, 700, (2, 0))],
+)
+def test_err_of_a_tie_block_cut_at_its_most_frequent_labels_count_is_exact(counts, max_grade, k, above):
+    # A cutoff at as many places as the block's most frequent label has rows: C(600, 600) / C(1200, 600), the
+    # first hypergeometric law of the labels drawn above it, is 1e-360 and underflowed. ERR@600 came out above ERR
+    # (0.012418 against 0.011885 exact); two documents above gave 0.00445 where every ordering averages 0.00333.
+    y_true = np.repeat([1.0, 2.0], counts)
+    if not above:
+        value = expected_reciprocal_rank_score(y_true, np.zeros(len(y_true)), max_grade=max_grade, k=k)
+        assert value == pytest.approx(exact_tied_err(counts, (1, 2), max_grade, k), rel=1e-11)
+        assert value < expected_reciprocal_rank_score(y_true, np.zeros(len(y_true)), max_grade=max_grade)
+        nerr = normalized_err_score(y_true, np.zeros(len(y_true)), max_grade=max_grade, k=k)
+        assert nerr == pytest.approx(value / ideal_err(counts, (1, 2), max_grade, k), rel=1e-11)
+        return
+    scores = np.r_[2.0, 1.0, np.zeros(len(y_true))]
+    value = expected_reciprocal_rank_score(np.r_[above, y_true], scores, max_grade=max_grade, k=k)
+    mean, error = sampled_err(y_true, max_grade, 20_000, seed=0, k=k, above=above)
+    assert abs(value - mean) < 5 * error
+
+
+# derandomize: the same examples on every run (a run under load once drew the cutoff above, then wrong); the
+# examples pin the cases that found it.
+@settings(max_examples=4, deadline=None, derandomize=True)
+@example(size=1399, share=0.5, labels=(1, 2), max_grade=8, k=700)
+@example(size=1395, share=0.5, labels=(1, 2), max_grade=12, k=700)
 @given(
     size=st.integers(1001, 2500),
     share=st.floats(0.05, 0.95),

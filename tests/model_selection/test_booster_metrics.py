@@ -4,6 +4,8 @@ Every logged value, round by round, is compared with the metric function on
 the booster's own predictions of the same rows after that round.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -206,6 +208,24 @@ def test_an_early_stopping_metric_of_a_judgement_matrix_is_refused_before_any_bo
     with pytest.raises(ValueError, match=rf"early_stopping_metric='{name}' is a diversity metric.*'ndcg@10'"):
         ranker.fit(X, y, qid=qid)
     assert not hasattr(ranker, "estimator_")  # the booster never started
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "message"),
+    [
+        ("ndcg@10(average=False)", TypeError, "A scorer returns the mean over queries"),
+        ("rbo", ValueError, "'rbo' is not a ranking metric name"),
+        ("ndcg@10(candidates=1)", ValueError, "sets candidates, which carries the data"),
+    ],
+)
+def test_an_early_stopping_metric_that_is_no_scorer_names_the_parameter_before_any_boosting_round(
+    split, name, error, message
+):
+    (X, y, qid), _ = split
+    ranker = GroupedRanker(lightgbm.LGBMRanker(verbose=-1), early_stopping_rounds=3, early_stopping_metric=name)
+    with pytest.raises(error, match=rf"^early_stopping_metric='{re.escape(name)}': .*{message}"):
+        ranker.fit(X, y, qid=qid)
+    assert not hasattr(ranker, "estimator_")
 
 
 @pytest.mark.filterwarnings("ignore:Early stopping validates on:sklearn_rankmetrics.QueryGroupWarning")

@@ -212,7 +212,7 @@ def test_metrics_without_their_inputs_are_left_out_with_the_reason():
         (["ild(item_features=1)"], {}, "sets item_features, which the report takes once for every metric"),
         (["ild(metrik='cosine')"], {}, "sets metrik, which is not an option of intra_list_diversity_score in a "),
         (["gini_index(zero_division=0)"], {}, "its options are none"),
-        (["ndcg@10(candidates=1)"], {}, "sets candidates, which the report sets once for every metric"),
+        (["ndcg@10(candidates=1)"], {}, "sets candidates, which carries the data"),
         (
             ["ndcg@10(ties='stable')"],
             {},

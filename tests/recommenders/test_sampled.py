@@ -404,3 +404,12 @@ def test_sample_candidates_takes_a_popularity_mapping_and_names_a_bad_weight():
         sample_candidates(y_true, strategy="popularity", item_popularity={0: 1, 1: 1, 2: 1})
     with pytest.raises(ValueError, match="item_popularity has 3 values, but y_true has 4 items"):
         sample_candidates(y_true, strategy="popularity", item_popularity=[1, 1, 1])
+
+
+def test_sample_candidates_takes_a_numpy_generator_as_random_state():
+    # Issue 36, item 15: numpy's "cannot be used to seed a numpy.random.RandomState instance" before.
+    y_true = sp.csr_matrix(np.eye(3, 40))
+    drawn = [sample_candidates(y_true, n_negatives=5, random_state=np.random.default_rng(7)) for _ in range(2)]
+    assert (drawn[0] != drawn[1]).nnz == 0 and np.all(np.asarray(drawn[0].sum(axis=1)).ravel() == 6)
+    with pytest.raises(TypeError, match="random_state must be None, an integer, a numpy Generator"):
+        sample_candidates(y_true, n_negatives=5, random_state=1.5)
