@@ -106,6 +106,12 @@ def read_runs(runs, what="runs"):
             read.append(as_run(source))
         except InputError as error:
             raise InputError(error.source, f"run {index} of {what}: {error}") from None
+        except TypeError as error:
+            hint = " (a ranx Run: pass run.to_dict())" if hasattr(source, "to_dict") else ""
+            raise TypeError(
+                f"run {index} of {what} is a {type(source).__name__}{hint}: each run is a path to a TREC run file, "
+                f"a dict {{query_id: {{doc_id: score}}}}, a DataFrame or a Run. ({error})"
+            ) from None
     if names is None:
         names = tuple(run.name or f"run{index}" for index, run in enumerate(read))
     return read, names
@@ -188,7 +194,7 @@ def candidate_codes(query, doc_id):
     del packed
     group = np.cumsum(starts) - 1
     first = rows[starts]
-    collided = differs_from_group_head(doc_id, rows, first[group])
+    collided = differs_from_previous_id(doc_id, rows) & ~starts
     if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups
         group, first = split_collisions(group, first, rows, collided, query, doc_id)
     candidate = np.empty(n, dtype=np.intp)
@@ -196,14 +202,16 @@ def candidate_codes(query, doc_id):
     return candidate, first
 
 
-def differs_from_group_head(doc_id, rows, heads):
-    """Whether the id of each of ``rows`` differs from that of its group's first row ``heads``: exactly, compared
-    as 64-bit words for fixed-width ids (far faster than comparing strings)."""
-    if doc_id.dtype.kind != "S":
-        return doc_id[rows] != doc_id[heads]
+def differs_from_previous_id(doc_id, rows):
+    """Whether the id of each of ``rows`` differs from that of the row before it in ``rows``: exactly, compared as
+    64-bit words for fixed-width ids (far faster than comparing strings). A group whose rows each hold their
+    predecessor's id holds one id."""
+    ids = doc_id[rows]
+    if ids.dtype.kind != "S":
+        return differs_from_previous(ids)
     differs = np.zeros(len(rows), dtype=bool)
-    for word in little_endian_words(np.ascontiguousarray(doc_id)):
-        differs |= word[rows] != word[heads]
+    for word in little_endian_words(ids):
+        differs[1:] |= word[1:] != word[:-1]
     return differs
 
 

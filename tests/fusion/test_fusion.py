@@ -302,3 +302,39 @@ def test_documents_whose_hashes_collide_stay_apart(monkeypatch):
     expected = as_dict(fuse([BM25, DENSE], method="mnz"))
     monkeypatch.setattr(lists_module, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     assert as_dict(fuse([BM25, DENSE], method="mnz")) == expected
+
+
+def test_runs_without_any_document_fuse_to_an_empty_run():
+    for normalization in (None, "zmuv", "borda"):
+        fused = fuse([{}, {"q1": {}}], method="sum", normalization=normalization)
+        assert (len(fused.query_id), len(fused.doc_id), len(fused.score)) == (0, 0, 0)
+
+
+def test_a_score_that_is_not_finite_is_named_by_its_ids():
+    with pytest.raises(ValueError, match=r"run 'run1' gives document 'd1' of query 'q1' the score inf"):
+        fuse([BM25, {"q1": {"d1": np.inf}}])
+
+
+def test_weights_that_are_not_numbers_are_named():
+    with pytest.raises(TypeError, match="weights must be numbers, one per run"):
+        fuse([BM25, DENSE], method="wsum", weights="ab")
+    with pytest.raises(TypeError, match="weights must be numbers"):
+        fuse([BM25, DENSE], method="wsum", weights=[1, "x"])
+
+
+def test_a_run_of_an_unknown_kind_is_named_with_the_kinds_accepted():
+    class RanxLikeRun:
+        def to_dict(self):
+            return BM25
+
+    with pytest.raises(TypeError, match=r"run 1 of runs is a RanxLikeRun \(a ranx Run: pass run.to_dict\(\)\)"):
+        fuse([BM25, RanxLikeRun()])
+    with pytest.raises(TypeError, match="run 0 of runs is a int"):
+        fuse([3, BM25])
+
+
+def test_learning_from_qrels_that_judge_no_training_query_is_refused():
+    with pytest.raises(ValueError, match="the qrels judge none of the queries of runs: 'posfuse' would learn"):
+        fuse([BM25, DENSE], method="posfuse", qrels={"q9": {"d1": 1}})
+    with pytest.raises(ValueError, match="none of the queries of train_runs"):
+        fuse([BM25, DENSE], method="mapfuse", qrels={"q9": {"d1": 1}}, train_runs=[BM25, DENSE])

@@ -177,3 +177,13 @@ def test_optimize_fusion_refuses_bad_input():
         optimize_fusion(runs, qrels, cv=30)
     with pytest.raises(ValueError, match="Did you mean 'wsum'"):
         optimize_fusion(runs, qrels, method="wsun")
+
+
+def test_labels_that_are_not_finite_numbers_are_refused_by_supervised_fits():
+    X, y, qid = hybrid_table()
+    labels = y.astype(float)
+    labels[3] = np.nan  # would silently count as not relevant
+    with pytest.raises(ValueError, match="y holds nan at row 3"):
+        FusionRanker("posfuse").fit(X, labels, qid=qid)
+    with pytest.raises(TypeError, match="y must hold relevance labels, numbers"):
+        FusionRanker("mapfuse").fit(X, np.array(["a"] * len(y)), qid=qid)
