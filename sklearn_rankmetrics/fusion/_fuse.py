@@ -254,12 +254,50 @@ def fused_run(table, fused, depth, name):
     if not lists.n_candidates:
         empty = np.zeros(0, dtype=str)
         return Run(empty, empty.copy(), np.zeros(0), name)
-    order, codes = trec_order(lists.candidate_query, fused, sortable_ids(table.candidate_doc))
+    order = fused_order(lists.candidate_query, fused, sortable_ids(table.candidate_doc))
+    codes = lists.candidate_query[order]
     if depth is not None and len(order):
         starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
         position = np.arange(len(order)) - np.repeat(starts, np.diff(starts, append=len(order)))
         order, codes = order[position < depth], codes[position < depth]
     return Run(text(table.query_ids[codes]), text(table.candidate_doc[order]), fused[order], name)
+
+
+def fused_order(query, score, doc):
+    """The candidates in trec_eval's order: by query, descending score, then descending document id.
+
+    One ``np.sort`` of 64-bit words (several times faster than an argsort):
+    the query in the high bits, the leading bits of the descending score's
+    order-preserving integer in the middle, the row in the low bits. Only
+    the rows whose leading bits tie (tied scores, mostly) are re-sorted
+    exactly. ``doc`` as :func:`sortable_ids` gives it; other ids (or billions
+    of rows) take :func:`~sklearn_rankmetrics.trec._judging.trec_order`.
+    """
+    n = len(score)
+    row_bits = max((n - 1).bit_length(), 1)
+    query_bits = max(int(query.max()).bit_length(), 1)
+    score_bits = 64 - row_bits - query_bits
+    if doc.dtype != np.dtype(">u8") or score_bits < 16:
+        return trec_order(query, score, doc)[0]
+    bits = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
+    negative = (bits >> np.uint64(63)).astype(bool)
+    descending = np.where(negative, bits, ~bits & np.uint64(2**63 - 1))  # a higher score, a lower word
+    packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= (descending >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    order = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
+    packed >>= np.uint64(row_bits)
+    same = packed[1:] == packed[:-1]
+    if same.any():  # each run of equal leading bits, re-sorted by descending score, then descending document id
+        in_run = np.zeros(n, dtype=bool)
+        in_run[1:] = same
+        in_run[:-1] |= same
+        spots = np.flatnonzero(in_run)
+        run_id = np.cumsum(~np.concatenate(([False], same))[spots])
+        moved = order[spots]
+        order[spots] = moved[np.lexsort((~doc[moved], -score[moved], run_id))]
+    return order
 
 
 def sortable_ids(ids):

@@ -153,8 +153,17 @@ def joined_ids(arrays):
     if not arrays:
         return np.zeros(0, dtype="S1")
     if all(array.dtype.kind == "S" for array in arrays):
-        return np.concatenate(arrays)
+        return trimmed(np.concatenate(arrays))
     return np.concatenate([array.astype(object) for array in arrays])
+
+
+def trimmed(ids):
+    """Fixed-width byte strings at the width of the longest (str ids made by numpy are often far wider than their
+    text): every later pass over their bytes (hash, comparisons, copies) reads only those."""
+    if not len(ids) or ids.dtype.itemsize <= 1:
+        return ids
+    width = max(int(np.strings.str_len(ids).max()), 1)
+    return ids if width == ids.dtype.itemsize else ids.astype(f"S{width}")
 
 
 def query_codes(query_id):

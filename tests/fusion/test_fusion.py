@@ -338,3 +338,25 @@ def test_learning_from_qrels_that_judge_no_training_query_is_refused():
         fuse([BM25, DENSE], method="posfuse", qrels={"q9": {"d1": 1}})
     with pytest.raises(ValueError, match="none of the queries of train_runs"):
         fuse([BM25, DENSE], method="mapfuse", qrels={"q9": {"d1": 1}}, train_runs=[BM25, DENSE])
+
+
+def test_the_fused_order_is_trec_eval_order_even_where_scores_differ_in_their_last_bits():
+    from sklearn_rankmetrics.fusion._fuse import fused_order, sortable_ids
+    from sklearn_rankmetrics.trec._judging import trec_order
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    query = np.sort(rng.integers(0, 5, n))
+    base = rng.choice([0.5, -0.0, 0.0, 1e-300, -2.0], n)
+    score = base + rng.choice([0.0, 1e-16, 2e-16], n) * np.abs(base)  # equal leading bits, different scores
+    doc = np.array([f"d{i}".encode() for i in rng.permutation(n)])
+    expected = trec_order(query, score, doc)[0]
+    np.testing.assert_array_equal(fused_order(query, score, sortable_ids(doc)), expected)
+    wide = doc.astype("S20")  # ids longer than 8 bytes sort as strings
+    np.testing.assert_array_equal(fused_order(query, score, sortable_ids(wide.astype("S20"))), expected)
+
+
+def test_ids_of_wide_numpy_strings_fuse_as_their_text():
+    wide = Run(np.array(["q1", "q1"], dtype="U30"), np.array(["d1", "d2"], dtype="U40"), np.array([2.0, 1.0]), "a")
+    fused = fuse([wide, BM25], method="sum")
+    assert as_dict(fused)["q1"] == {"d1": 14.0, "d2": 10.5, "d3": 7.0}
