@@ -118,7 +118,11 @@ def fuse(
         For fewer than two runs, a run that retrieves a document twice for a
         query (naming both), an unknown method or normalisation (naming the
         nearest), a parameter given to a method that does not take it, a
-        supervised method without ``qrels``.
+        supervised method without ``qrels`` or with ``qrels`` that judge
+        none of its training queries, a score that is not finite.
+    TypeError
+        For a run of a kind that none of the readers takes (naming its
+        place in ``runs``), weights that are not numbers.
 
     See Also
     --------
