@@ -153,17 +153,24 @@ def joined_ids(arrays):
     if not arrays:
         return np.zeros(0, dtype="S1")
     if all(array.dtype.kind == "S" for array in arrays):
-        return trimmed(np.concatenate(arrays))
+        return np.concatenate([trimmed(array) for array in arrays])
     return np.concatenate([array.astype(object) for array in arrays])
 
 
 def trimmed(ids):
     """Fixed-width byte strings at the width of the longest (str ids made by numpy are often far wider than their
-    text): every later pass over their bytes (hash, comparisons, copies) reads only those."""
+    text): every later pass over their bytes (hash, comparisons, copies) reads only those.
+
+    The ids are checked (no NUL inside one), so the last byte column that
+    holds a nonzero byte ends the longest.
+    """
     if not len(ids) or ids.dtype.itemsize <= 1:
         return ids
-    width = max(int(np.strings.str_len(ids).max()), 1)
-    return ids if width == ids.dtype.itemsize else ids.astype(f"S{width}")
+    columns = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
+    width = max(int(np.flatnonzero(columns.any(axis=0))[-1]) + 1, 1) if columns.any() else 1
+    if width == ids.dtype.itemsize:
+        return ids
+    return np.ascontiguousarray(columns[:, :width]).view(f"S{width}").reshape(-1)
 
 
 def query_codes(query_id):
@@ -249,18 +256,27 @@ def exact_candidate_codes(query, doc_id):
 
 
 def check_listed_once(run, candidate, n_runs, names):
-    """Refuse a run that lists one document twice for a query, as trec_eval refuses it."""
-    n_candidates = int(candidate.max(initial=-1)) + 1
-    counts = np.bincount(candidate.astype(np.int64) * n_runs + run, minlength=n_candidates * n_runs)
-    if counts.max(initial=0) > 1:
-        query_ids, query, doc_id, run_names = names
-        twice = int(np.flatnonzero(counts > 1)[0])
-        row = int(np.flatnonzero((candidate == twice // n_runs) & (run == twice % n_runs))[1])
-        raise InputError(
-            "run",
-            f"run {run_names[run[row]]!r} retrieves document {shown(doc_id[row])} twice for query "
-            f"{shown(query_ids[query[row]])}; a run lists each document once per query.",
-        )
+    """Refuse a run that lists one document twice for a query, as trec_eval refuses it (``run`` non-decreasing)."""
+    seen = np.zeros(int(candidate.max(initial=-1)) + 1, dtype=bool)
+    bounds = np.searchsorted(run, np.arange(n_runs + 1))
+    for index in range(n_runs):  # a pass per run (few): its candidates are distinct when it marks as many as it has
+        mine = candidate[bounds[index] : bounds[index + 1]]
+        seen[:] = False
+        seen[mine] = True
+        if np.count_nonzero(seen) < len(mine):
+            query_ids, query, doc_id, run_names = names
+            row = bounds[index] + first_repeat(mine)
+            raise InputError(
+                "run",
+                f"run {run_names[index]!r} retrieves document {shown(doc_id[row])} twice for query "
+                f"{shown(query_ids[query[row]])}; a run lists each document once per query.",
+            )
+
+
+def first_repeat(codes):
+    """The index of the first code that repeats an earlier one."""
+    order = np.argsort(codes, kind="stable")
+    return int(order[1:][codes[order][1:] == codes[order][:-1]].min())
 
 
 def table_lists(scores, qid):

@@ -360,3 +360,9 @@ def test_ids_of_wide_numpy_strings_fuse_as_their_text():
     wide = Run(np.array(["q1", "q1"], dtype="U30"), np.array(["d1", "d2"], dtype="U40"), np.array([2.0, 1.0]), "a")
     fused = fuse([wide, BM25], method="sum")
     assert as_dict(fused)["q1"] == {"d1": 14.0, "d2": 10.5, "d3": 7.0}
+
+
+def test_a_document_listed_twice_is_found_in_any_run():
+    twice = Run(np.array(["q1"] * 3), np.array(["d5", "d6", "d5"]), np.array([3.0, 2.0, 1.0]), "late")
+    with pytest.raises(ValueError, match="run 'late' retrieves document 'd5' twice for query 'q1'"):
+        fuse([BM25, DENSE, twice])
