@@ -167,7 +167,8 @@ def trimmed(ids):
     if not len(ids) or ids.dtype.itemsize <= 1:
         return ids
     columns = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
-    width = max(int(np.flatnonzero(columns.any(axis=0))[-1]) + 1, 1) if columns.any() else 1
+    used = np.flatnonzero(columns.any(axis=0))
+    width = int(used[-1]) + 1 if len(used) else 1
     if width == ids.dtype.itemsize:
         return ids
     return np.ascontiguousarray(columns[:, :width]).view(f"S{width}").reshape(-1)
