@@ -11,7 +11,10 @@ timed): ``ranx.fuse(runs, norm, method)`` against
 method. ranx compiles its numba functions on a first call (or loads them
 from its cache): that first call, on two tiny runs, is timed apart and
 reported. Every timing is the best of ``--repeats``, the tools taken in
-turn; the fused scores are checked to agree (max abs difference).
+turn, in wall-clock seconds and in CPU seconds (summed over threads: ours
+sorts in several; on a shared, loaded machine the CPU ratio is the steadier
+one); the load average is printed; the fused scores are checked to agree
+(max abs difference).
 
 Memory: the peak of numpy's allocations during one fusion (tracemalloc),
 divided by the size of the input (ids, scores), at half and at full size
@@ -23,6 +26,7 @@ ranx takes minutes on them at this size.
 """
 
 import argparse
+import os
 import time
 import tracemalloc
 import warnings
@@ -94,12 +98,14 @@ def our_call(method, runs, qrels):
 
 
 def best_of(repeats, call):
-    times = []
+    """The best wall-clock and CPU times of ``repeats`` calls (CPU summed over threads), and the result."""
+    walls, cpus = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = call()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - start_cpu)
+    return min(walls), min(cpus), result
 
 
 def max_difference(ours, theirs):
@@ -144,18 +150,23 @@ def main():
     )
     tiny = make_runs(2, 5, args.runs)
     tiny_theirs, tiny_qrels = ranx_runs(tiny), qrels_for(tiny)
-    print(f"\n{'method':<10} {'ranx 1st call':>14} {'ranx s':>9} {'ours s':>9} {'ranx/ours':>10} {'max |diff|':>11}")
+    print(f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores); CPU s: over all threads")
+    print(
+        f"\n{'method':<10} {'ranx 1st call':>14} {'ranx s':>9} {'ours s':>9} {'ranx/ours':>10} {'ranx CPU s':>11} "
+        f"{'ours CPU s':>11} {'CPU ratio':>10} {'max |diff|':>11}"
+    )
     for method in args.methods:
         start = time.perf_counter()
         ranx_call(method, tiny_theirs, tiny_qrels)
         compile_time = time.perf_counter() - start
         our_call(method, tiny, tiny_qrels)  # our own first-use imports
-        ranx_time, expected = best_of(args.repeats, lambda m=method: ranx_call(m, theirs, qrels))
-        our_time, fused = best_of(args.repeats, lambda m=method: our_call(m, runs, qrels))
+        ranx_time, ranx_cpu, expected = best_of(args.repeats, lambda m=method: ranx_call(m, theirs, qrels))
+        our_time, our_cpu, fused = best_of(args.repeats, lambda m=method: our_call(m, runs, qrels))
         print(
             f"{method:<10} {compile_time:>13.1f}s {ranx_time:>9.2f} {our_time:>9.2f} {ranx_time / our_time:>9.1f}x "
-            f"{max_difference(fused, expected):>11.1e}"
+            f"{ranx_cpu:>11.2f} {our_cpu:>11.2f} {ranx_cpu / our_cpu:>9.1f}x {max_difference(fused, expected):>11.1e}"
         )
+    print(f"load average {os.getloadavg()[0]:.1f}")
     half = make_runs(args.queries // 2, args.docs, args.runs)
     print("\npeak memory of one fusion / input bytes (flat = linear in the input):")
     for method in args.methods:

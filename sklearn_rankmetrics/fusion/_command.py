@@ -84,9 +84,21 @@ def options(args, parser):
         "n_segments": args.segments,
     }
     try:
-        fusion_spec(args.method, args.normalization, args.weights, args.ties, missing, params)
+        spec = fusion_spec(args.method, args.normalization, args.weights, args.ties, missing, params)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
+    if spec.trained is not None and args.qrels is None:
+        parser.error(
+            f"--method {args.method} learns from training judgements: give --qrels (and --train-run, once per run, "
+            "the runs on the training queries)."
+        )
+    if spec.trained is None and (args.qrels is not None or args.train_runs is not None):
+        parser.error(
+            f"--method {args.method} learns nothing: --qrels and --train-run are for mapfuse, posfuse, probfuse, "
+            "segfuse, slidefuse and bayesfuse."
+        )
+    if args.tag is not None and (not args.tag or any(character.isspace() for character in args.tag)):
+        parser.error(f"--tag is the last column of each line: one word, without whitespace; got {args.tag!r}.")
     if len(args.runs) < 2:
         parser.error(f"fusion needs two or more runs; got {len(args.runs)}.")
     if args.weights is not None and len(args.weights) != len(args.runs):

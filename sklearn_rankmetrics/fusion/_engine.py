@@ -89,7 +89,12 @@ def check_weights(weights, n_runs, names=None):
                 f"{', '.join(map(repr, by_name))}."
             )
         weights = [by_name[name] for name in names]
-    array = np.asarray(weights, dtype=np.float64)
+    try:
+        array = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"weights must be numbers, one per run ({n_runs}), or a dict name -> number; got {plain(weights)!r}."
+        ) from None
     if array.shape != (n_runs,):
         raise ValueError(f"weights must hold one number per run ({n_runs}); got shape {array.shape}.")
     if not np.isfinite(array).all():

@@ -106,6 +106,12 @@ def read_runs(runs, what="runs"):
             read.append(as_run(source))
         except InputError as error:
             raise InputError(error.source, f"run {index} of {what}: {error}") from None
+        except TypeError as error:
+            hint = " (a ranx Run: pass run.to_dict())" if hasattr(source, "to_dict") else ""
+            raise TypeError(
+                f"run {index} of {what} is a {type(source).__name__}{hint}: each run is a path to a TREC run file, "
+                f"a dict {{query_id: {{doc_id: score}}}}, a DataFrame or a Run. ({error})"
+            ) from None
     if names is None:
         names = tuple(run.name or f"run{index}" for index, run in enumerate(read))
     return read, names
@@ -147,8 +153,25 @@ def joined_ids(arrays):
     if not arrays:
         return np.zeros(0, dtype="S1")
     if all(array.dtype.kind == "S" for array in arrays):
-        return np.concatenate(arrays)
+        return np.concatenate([trimmed(array) for array in arrays])
     return np.concatenate([array.astype(object) for array in arrays])
+
+
+def trimmed(ids):
+    """Fixed-width byte strings at the width of the longest (str ids made by numpy are often far wider than their
+    text): every later pass over their bytes (hash, comparisons, copies) reads only those.
+
+    The ids are checked (no NUL inside one), so the last byte column that
+    holds a nonzero byte ends the longest.
+    """
+    if not len(ids) or ids.dtype.itemsize <= 1:
+        return ids
+    columns = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
+    used = np.flatnonzero(columns.any(axis=0))
+    width = int(used[-1]) + 1 if len(used) else 1
+    if width == ids.dtype.itemsize:
+        return ids
+    return np.ascontiguousarray(columns[:, :width]).view(f"S{width}").reshape(-1)
 
 
 def query_codes(query_id):
@@ -188,7 +211,7 @@ def candidate_codes(query, doc_id):
     del packed
     group = np.cumsum(starts) - 1
     first = rows[starts]
-    collided = differs_from_group_head(doc_id, rows, first[group])
+    collided = differs_from_previous_id(doc_id, rows) & ~starts
     if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups
         group, first = split_collisions(group, first, rows, collided, query, doc_id)
     candidate = np.empty(n, dtype=np.intp)
@@ -196,14 +219,16 @@ def candidate_codes(query, doc_id):
     return candidate, first
 
 
-def differs_from_group_head(doc_id, rows, heads):
-    """Whether the id of each of ``rows`` differs from that of its group's first row ``heads``: exactly, compared
-    as 64-bit words for fixed-width ids (far faster than comparing strings)."""
-    if doc_id.dtype.kind != "S":
-        return doc_id[rows] != doc_id[heads]
+def differs_from_previous_id(doc_id, rows):
+    """Whether the id of each of ``rows`` differs from that of the row before it in ``rows``: exactly, compared as
+    64-bit words for fixed-width ids (far faster than comparing strings). A group whose rows each hold their
+    predecessor's id holds one id."""
+    ids = doc_id[rows]
+    if ids.dtype.kind != "S":
+        return differs_from_previous(ids)
     differs = np.zeros(len(rows), dtype=bool)
-    for word in little_endian_words(np.ascontiguousarray(doc_id)):
-        differs |= word[rows] != word[heads]
+    for word in little_endian_words(ids):
+        differs[1:] |= word[1:] != word[:-1]
     return differs
 
 
@@ -232,18 +257,27 @@ def exact_candidate_codes(query, doc_id):
 
 
 def check_listed_once(run, candidate, n_runs, names):
-    """Refuse a run that lists one document twice for a query, as trec_eval refuses it."""
-    n_candidates = int(candidate.max(initial=-1)) + 1
-    counts = np.bincount(candidate.astype(np.int64) * n_runs + run, minlength=n_candidates * n_runs)
-    if counts.max(initial=0) > 1:
-        query_ids, query, doc_id, run_names = names
-        twice = int(np.flatnonzero(counts > 1)[0])
-        row = int(np.flatnonzero((candidate == twice // n_runs) & (run == twice % n_runs))[1])
-        raise InputError(
-            "run",
-            f"run {run_names[run[row]]!r} retrieves document {shown(doc_id[row])} twice for query "
-            f"{shown(query_ids[query[row]])}; a run lists each document once per query.",
-        )
+    """Refuse a run that lists one document twice for a query, as trec_eval refuses it (``run`` non-decreasing)."""
+    seen = np.zeros(int(candidate.max(initial=-1)) + 1, dtype=bool)
+    bounds = np.searchsorted(run, np.arange(n_runs + 1))
+    for index in range(n_runs):  # a pass per run (few): its candidates are distinct when it marks as many as it has
+        mine = candidate[bounds[index] : bounds[index + 1]]
+        seen[:] = False
+        seen[mine] = True
+        if np.count_nonzero(seen) < len(mine):
+            query_ids, query, doc_id, run_names = names
+            row = bounds[index] + first_repeat(mine)
+            raise InputError(
+                "run",
+                f"run {run_names[index]!r} retrieves document {shown(doc_id[row])} twice for query "
+                f"{shown(query_ids[query[row]])}; a run lists each document once per query.",
+            )
+
+
+def first_repeat(codes):
+    """The index of the first code that repeats an earlier one."""
+    order = np.argsort(codes, kind="stable")
+    return int(order[1:][codes[order][1:] == codes[order][:-1]].min())
 
 
 def table_lists(scores, qid):

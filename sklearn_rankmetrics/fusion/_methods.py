@@ -42,17 +42,17 @@ def score_based(rows, method, params, weights, trained):
     """
     run, candidate, score = rows.scored()
     n = rows.lists.n_candidates
-    weight = weights[run]
+    weighted = score if np.all(weights == 1.0) else weights[run] * score
+    if method in ("sum", "wsum"):
+        return np.bincount(candidate, weighted, n)
     count = np.bincount(candidate, minlength=n)
     if method in ("max", "min", "med"):
-        return order_statistic(candidate, weight * score, count, method)
+        return order_statistic(candidate, weighted, count, method)
     if method == "wmnz":  # Wu et al.: the sum of the scores times the sum of the weights of the runs that retrieved it
-        return np.bincount(candidate, score, n) * np.bincount(candidate, weight, n)
-    total = np.bincount(candidate, weight * score, n)
+        return np.bincount(candidate, score, n) * np.bincount(candidate, weights[run], n)
+    total = np.bincount(candidate, weighted, n)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = {
-            "sum": 1.0,
-            "wsum": 1.0,
             "mnz": count,
             "anz": 1.0 / count,
             "gmnz": count ** params.get("gamma", 1.0),

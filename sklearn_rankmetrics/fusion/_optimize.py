@@ -182,6 +182,7 @@ def optimize_fusion(
     n_queries = int((n_relevant >= 0).sum())
     if not n_queries:
         raise ValueError("no query of the runs is judged in qrels: check that both use the same query ids.")
+    searched = param_grid
     if param_grid is None:
         param_grid = default_grid(method, table.lists.n_runs)
     scorer = metric if callable(metric) else column_scorer(metric)
@@ -191,9 +192,11 @@ def optimize_fusion(
         ranker, param_grid, scoring=scorer, cv=splits, n_jobs=n_jobs, error_score="raise", refit=first_best
     )
     search.fit(X, y)
-    best = dict(search.best_params_)
-    normalization = best.pop("normalization", normalization)
-    method = best.pop("method", method)
+    best = dict(search.best_params_)  # a searched method or normalisation stays in it, as GridSearchCV's
+    if searched is None:
+        best.pop("method", None)  # the default grid of a method without parameters: only cross-validated
+    normalization = best.get("normalization", normalization)
+    method = best.get("method", method)
     score = float(search.cv_results_["mean_test_score"][search.best_index_])
     held_out = nested_score(search.cv_results_, len(splits))
     return FusionSearch(best, score, held_out, validation, search.cv_results_, search, method, normalization)

@@ -158,7 +158,7 @@ class FusionRanker(BaseEstimator):
         if spec.trained is not None:
             if y is None:
                 raise ValueError(f"FusionRanker(method={spec.method!r}) learns from relevance labels: pass y to fit.")
-            self.trained_ = train_table(spec, scores, qid, np.asarray(y, dtype=np.float64).reshape(-1))
+            self.trained_ = train_table(spec, scores, qid, check_labels(y))
             if qid is not None:
                 self.train_queries_ = (*distinct_query_ids(qid, return_counts=True), query_digests(scores, qid))
         return self
@@ -247,3 +247,15 @@ class FusionRanker(BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.target_tags.required = False
         return tags
+
+
+def check_labels(y):
+    """Relevance labels as finite float64 numbers (a NaN label would silently count as not relevant)."""
+    try:
+        labels = np.asarray(y, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"y must hold relevance labels, numbers; got {np.asarray(y).dtype} values.") from None
+    if not np.isfinite(labels).all():
+        row = int(np.flatnonzero(~np.isfinite(labels))[0])
+        raise ValueError(f"y holds {float(labels[row])!r} at row {row}; give each row a finite relevance label.")
+    return labels

@@ -78,7 +78,7 @@ def rank_lists(lists, *, ties="average"):
     position = positions_in_segments(starts, n_rows)
     sizes = np.diff(starts, append=n_rows)
     list_size = np.repeat(sizes, sizes)
-    if changes is None:
+    if changes is None or changes.all():  # each row its own tie block
         return Ranked(order, position, position, np.ones(n_rows, dtype=np.intp), list_size, np.arange(n_rows))
     is_block_start = changes.copy()
     is_block_start[starts] = True

@@ -302,3 +302,67 @@ def test_documents_whose_hashes_collide_stay_apart(monkeypatch):
     expected = as_dict(fuse([BM25, DENSE], method="mnz"))
     monkeypatch.setattr(lists_module, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     assert as_dict(fuse([BM25, DENSE], method="mnz")) == expected
+
+
+def test_runs_without_any_document_fuse_to_an_empty_run():
+    for normalization in (None, "zmuv", "borda"):
+        fused = fuse([{}, {"q1": {}}], method="sum", normalization=normalization)
+        assert (len(fused.query_id), len(fused.doc_id), len(fused.score)) == (0, 0, 0)
+
+
+def test_a_score_that_is_not_finite_is_named_by_its_ids():
+    with pytest.raises(ValueError, match=r"run 'run1' gives document 'd1' of query 'q1' the score inf"):
+        fuse([BM25, {"q1": {"d1": np.inf}}])
+
+
+def test_weights_that_are_not_numbers_are_named():
+    with pytest.raises(TypeError, match="weights must be numbers, one per run"):
+        fuse([BM25, DENSE], method="wsum", weights="ab")
+    with pytest.raises(TypeError, match="weights must be numbers"):
+        fuse([BM25, DENSE], method="wsum", weights=[1, "x"])
+
+
+def test_a_run_of_an_unknown_kind_is_named_with_the_kinds_accepted():
+    class RanxLikeRun:
+        def to_dict(self):
+            return BM25
+
+    with pytest.raises(TypeError, match=r"run 1 of runs is a RanxLikeRun \(a ranx Run: pass run.to_dict\(\)\)"):
+        fuse([BM25, RanxLikeRun()])
+    with pytest.raises(TypeError, match="run 0 of runs is a int"):
+        fuse([3, BM25])
+
+
+def test_learning_from_qrels_that_judge_no_training_query_is_refused():
+    with pytest.raises(ValueError, match="the qrels judge none of the queries of runs: 'posfuse' would learn"):
+        fuse([BM25, DENSE], method="posfuse", qrels={"q9": {"d1": 1}})
+    with pytest.raises(ValueError, match="none of the queries of train_runs"):
+        fuse([BM25, DENSE], method="mapfuse", qrels={"q9": {"d1": 1}}, train_runs=[BM25, DENSE])
+
+
+def test_the_fused_order_is_trec_eval_order_even_where_scores_differ_in_their_last_bits():
+    from sklearn_rankmetrics.fusion._fuse import fused_order, sortable_ids
+    from sklearn_rankmetrics.trec._judging import trec_order
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    query = np.sort(rng.integers(0, 5, n))
+    base = rng.choice([0.5, -0.0, 0.0, 1e-300, -2.0], n)
+    score = base + rng.choice([0.0, 1e-16, 2e-16], n) * np.abs(base)  # equal leading bits, different scores
+    doc = np.array([f"d{i}".encode() for i in rng.permutation(n)])
+    expected = trec_order(query, score, doc)[0]
+    np.testing.assert_array_equal(fused_order(query, score, sortable_ids(doc)), expected)
+    wide = doc.astype("S20")  # ids longer than 8 bytes sort as strings
+    np.testing.assert_array_equal(fused_order(query, score, sortable_ids(wide.astype("S20"))), expected)
+
+
+def test_ids_of_wide_numpy_strings_fuse_as_their_text():
+    wide = Run(np.array(["q1", "q1"], dtype="U30"), np.array(["d1", "d2"], dtype="U40"), np.array([2.0, 1.0]), "a")
+    fused = fuse([wide, BM25], method="sum")
+    assert as_dict(fused)["q1"] == {"d1": 14.0, "d2": 10.5, "d3": 7.0}
+
+
+def test_a_document_listed_twice_is_found_in_any_run():
+    twice = Run(np.array(["q1"] * 3), np.array(["d5", "d6", "d5"]), np.array([3.0, 2.0, 1.0]), "late")
+    with pytest.raises(ValueError, match="run 'late' retrieves document 'd5' twice for query 'q1'"):
+        fuse([BM25, DENSE, twice])

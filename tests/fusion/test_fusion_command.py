@@ -101,7 +101,7 @@ def test_a_supervised_method_learns_from_qrels(files, capsys):
         (["--weights", "1"], 2, r"--weights needs one weight per run \(2\); got 1"),
         (["--missing", "lots"], 2, "--missing must be 'min' or a number"),
         (["--depth", "0"], 2, "--depth must be at least 1"),
-        (["--method", "posfuse"], 1, "learns from training judgements"),
+        (["--method", "posfuse"], 2, "learns from training judgements: give --qrels"),
     ],
 )
 def test_bad_options_exit_2_and_bad_input_1(files, capsys, arguments, status, message):
@@ -109,6 +109,23 @@ def test_bad_options_exit_2_and_bad_input_1(files, capsys, arguments, status, me
     captured = capsys.readouterr()
     assert captured.out == ""
     assert __import__("re").search(message, captured.err)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--tag", "my run"], "--tag is the last column of each line: one word"),
+        (["--tag", ""], "--tag is the last column of each line: one word"),
+        (["--qrels", "train.qrels"], "--method rrf learns nothing: --qrels and --train-run"),
+        (["--train-run", "a.run", "--train-run", "b.run"], "--method rrf learns nothing"),
+    ],
+)
+def test_options_that_a_fused_run_cannot_honour_exit_2(files, capsys, arguments, message):
+    # A tag with a space would write a seventh column that trec_eval misreads; qrels for RRF would be ignored.
+    assert main(["fuse", str(files / "bm25.run"), str(files / "dense.run"), *arguments]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err
 
 
 def test_bad_files_are_named_with_their_line(files, capsys):

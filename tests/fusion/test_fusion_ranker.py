@@ -177,3 +177,24 @@ def test_optimize_fusion_refuses_bad_input():
         optimize_fusion(runs, qrels, cv=30)
     with pytest.raises(ValueError, match="Did you mean 'wsum'"):
         optimize_fusion(runs, qrels, method="wsun")
+
+
+def test_labels_that_are_not_finite_numbers_are_refused_by_supervised_fits():
+    X, y, qid = hybrid_table()
+    labels = y.astype(float)
+    labels[3] = np.nan  # would silently count as not relevant
+    with pytest.raises(ValueError, match="y holds nan at row 3"):
+        FusionRanker("posfuse").fit(X, labels, qid=qid)
+    with pytest.raises(TypeError, match="y must hold relevance labels, numbers"):
+        FusionRanker("mapfuse").fit(X, np.array(["a"] * len(y)), qid=qid)
+
+
+def test_optimize_fusion_reports_a_searched_normalization_and_method_in_best_params():
+    runs, qrels = runs_and_qrels()
+    search = optimize_fusion(runs, qrels, method="sum", param_grid={"normalization": ["min-max", "zmuv"]}, cv=4)
+    assert search.best_params["normalization"] in ("min-max", "zmuv")
+    assert search.best_params["normalization"] == search.normalization
+    grid = [{"method": ["sum"]}, {"method": ["rrf"], "k": [10, 60]}]
+    methods = optimize_fusion(runs, qrels, method="sum", param_grid=grid, cv=4)
+    assert methods.best_params["method"] == methods.method
+    assert optimize_fusion(runs, qrels, method="sum", cv=4).best_params == {}  # nothing searched: only validated
