@@ -207,7 +207,6 @@ def test_bad_inputs(call, error, match):
         call()
 
 
-<<<<<<< HEAD
 def test_optimized_distributions_solved_together_equal_those_solved_alone():
     # Many queries' programmes in one sparse block programme (hostile D6): each block meets its constraints
     # (zero expected credit difference at every depth, probabilities summing to 1) with the optimum it has alone.
@@ -241,7 +240,8 @@ def test_the_mean_credit_test_of_too_few_queries_says_nothing():
     assert one.delta != 0 and one.pvalue == 1.0
     none = shown.credit([[0, 0, 0]])
     assert (none.delta, none.pvalue) == (0.0, 1.0)
-=======
+
+
 def test_interleaving_and_click_simulation_take_a_numpy_generator_as_random_state():
     from sklearn_rankmetrics.counterfactual import PositionBasedModel
 
@@ -252,4 +252,3 @@ def test_interleaving_and_click_simulation_take_a_numpy_generator_as_random_stat
     attraction, scores = np.full(6, 0.7), -np.arange(6.0)
     clicks = [model.simulate(attraction, scores, qid=qid, random_state=np.random.default_rng(1)) for _ in range(2)]
     np.testing.assert_array_equal(*clicks)
->>>>>>> fix36
