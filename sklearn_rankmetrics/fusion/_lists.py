@@ -128,11 +128,11 @@ def ascii_bytes(ids):
     """
     if not isinstance(ids, np.ndarray) or ids.dtype.kind != "U" or not ids.size or ids.dtype.itemsize == 0:
         return ids
-    width = max(int(np.strings.str_len(ids).max()), 1)
-    characters = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.size, -1)[:, :width]
+    characters = np.ascontiguousarray(ids).view(np.uint32)
     if characters.max() >= 128:
         return ids
-    return characters.astype(np.uint8).view(f"S{width}").reshape(ids.shape)
+    width = max(int(np.strings.str_len(ids).max()), 1)
+    return characters.reshape(ids.size, -1)[:, :width].astype(np.uint8).view(f"S{width}").reshape(ids.shape)
 
 
 def runs_table(runs, what="runs", min_runs=2):
