@@ -123,10 +123,17 @@ class FusionRows:
         )
 
 
-def prepare(lists, spec):
-    """Rank the lists under the spec's ties, normalise their scores and fill the missing documents."""
+def prepare(lists, spec, *, scores=True):
+    """Rank the lists under the spec's ties, normalise their scores and fill the missing documents.
+
+    ``scores=False``: for a method that reads only the ranks, the raw scores,
+    unnormalised and unfilled (but an inverted min-max, which ranks anew).
+    """
     ranked = rank_lists(lists, ties=spec.ties)
-    lists = lists.take(ranked.order)
+    if not ranked.in_input_order:
+        lists = lists.take(ranked.order)
+    if not scores and spec.normalization != "min-max-inverted":
+        return FusionRows(lists, ranked, lists.score, None)
     score = normalized_scores(lists, ranked, spec.normalization)
     if spec.normalization == "min-max-inverted":  # the lowest scores now rank first: rank again, as ranx does
         lists = replace(lists, score=score)
@@ -135,6 +142,11 @@ def prepare(lists, spec):
         score = lists.score
     fill = fill_values(lists, score, spec.normalization, spec.missing)
     return FusionRows(lists, ranked, score, None if fill is None else filled_rows(lists, fill))
+
+
+def reads_scores(spec):
+    """Whether the spec's method reads the (normalised, filled) scores, not only the ranks."""
+    return callable(spec.method) or METHODS[spec.method].kind == "score" or spec.method == "segfuse"
 
 
 def train(spec, lists, relevance, n_relevant):
@@ -160,7 +172,7 @@ def fuse_lists(lists, spec, weights, trained):
             f"method {spec.method!r} learns from training judgements: give qrels= (and train_runs=, the runs on the "
             "training queries), or fit a FusionRanker on labelled rows."
         )
-    return fused_scores(prepare(lists, spec), spec.method, spec.params, weights, trained)
+    return fused_scores(prepare(lists, spec, scores=reads_scores(spec)), spec.method, spec.params, weights, trained)
 
 
 def fuse_table(scores, qid, spec, weights, trained):

@@ -283,16 +283,23 @@ def fused_order(query, score, doc):
     score_bits = 64 - row_bits - query_bits
     if doc.dtype != np.dtype(">u8") or score_bits < 16:
         return trec_order(query, score, doc)[0]
-    bits = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
-    negative = (bits >> np.uint64(63)).astype(bool)
-    descending = np.where(negative, bits, ~bits & np.uint64(2**63 - 1))  # a higher score, a lower word
+    descending = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
+    flip = descending >> np.uint64(63)  # a positive score's low 63 bits flipped: a higher score, a lower word
+    flip -= np.uint64(1)
+    flip >>= np.uint64(1)
+    descending ^= flip
+    del flip
     packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
-    packed |= (descending >> np.uint64(64 - score_bits)) << np.uint64(row_bits)
+    descending >>= np.uint64(64 - score_bits)
+    descending <<= np.uint64(row_bits)
+    packed |= descending
+    del descending
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
     order = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
     packed >>= np.uint64(row_bits)
     same = packed[1:] == packed[:-1]
+    del packed
     if same.any():  # each run of equal leading bits, re-sorted by descending score, then descending document id
         in_run = np.zeros(n, dtype=bool)
         in_run[1:] = same
@@ -300,7 +307,32 @@ def fused_order(query, score, doc):
         spots = np.flatnonzero(in_run)
         run_id = np.cumsum(~np.concatenate(([False], same))[spots])
         moved = order[spots]
-        order[spots] = moved[np.lexsort((~doc[moved], -score[moved], run_id))]
+        order[spots] = moved[tied_order(run_id, score[moved], doc[moved])]
+    return order
+
+
+def tied_order(run_id, score, doc):
+    """The order of rows grouped in runs (``run_id``, non-decreasing) by descending score, then descending document
+    id within each run (the documents of a run distinct).
+
+    Nearly every run holds equal scores only: the rows are sorted by
+    descending document id (an unstable argsort: the ids of a run are
+    distinct), then stably by run in one ``np.sort`` of the run in the high
+    bits and the place in the low. The runs whose scores differ are then
+    re-sorted exactly.
+    """
+    by_doc = np.argsort(~doc)
+    place_bits = max((len(run_id) - 1).bit_length(), 1)
+    key = run_id[by_doc].astype(np.uint64) << np.uint64(place_bits)
+    key |= np.arange(len(run_id), dtype=np.uint64)
+    key.sort()
+    key &= np.uint64(2**place_bits - 1)
+    order = by_doc[key.astype(np.intp)]
+    mixed = np.zeros(int(run_id[-1]) + 1, dtype=bool)
+    mixed[run_id[1:][(run_id[1:] == run_id[:-1]) & (score[1:] != score[:-1])]] = True
+    if mixed.any():
+        rows = np.flatnonzero(mixed[run_id])  # the runs are contiguous: their rows keep their places
+        order[rows] = rows[np.lexsort((~doc[rows], -score[rows], run_id[rows]))]
     return order
 
 

@@ -15,7 +15,7 @@ from .._core._numpy_ops import differs_from_previous
 from .._core._query_ids import encode_qid
 from .._core._validation import plain
 from ..trec._io import Run
-from ..trec._judging import id_hash, little_endian_words
+from ..trec._judging import GOLDEN, id_hash, little_endian_words
 from ..trec._sources import InputError, as_run, shown
 
 
@@ -118,18 +118,21 @@ def read_runs(runs, what="runs"):
 
 
 def ascii_bytes(ids):
-    """Fixed-width str ids that are all ASCII as fixed-width bytes (one byte per character); others unchanged.
+    """Fixed-width str ids that are all ASCII as fixed-width bytes (one byte per character), as wide as the longest
+    id; others unchanged.
 
     numpy's cast encodes one string at a time; ASCII needs only the low byte
     of each 4-byte character (:func:`~sklearn_rankmetrics.trec._io.text` is
-    the reverse).
+    the reverse), and only of the characters up to the longest id's length
+    (str ids made by numpy are often far wider than their text).
     """
     if not isinstance(ids, np.ndarray) or ids.dtype.kind != "U" or not ids.size or ids.dtype.itemsize == 0:
         return ids
     characters = np.ascontiguousarray(ids).view(np.uint32)
     if characters.max() >= 128:
         return ids
-    return characters.astype(np.uint8).view(f"S{ids.dtype.itemsize // 4}")
+    width = max(int(np.strings.str_len(ids).max()), 1)
+    return characters.reshape(ids.size, -1)[:, :width].astype(np.uint8).view(f"S{width}").reshape(ids.shape)
 
 
 def runs_table(runs, what="runs", min_runs=2):
@@ -161,16 +164,15 @@ def trimmed(ids):
     """Fixed-width byte strings at the width of the longest (str ids made by numpy are often far wider than their
     text): every later pass over their bytes (hash, comparisons, copies) reads only those.
 
-    The ids are checked (no NUL inside one), so the last byte column that
-    holds a nonzero byte ends the longest.
+    The ids are checked (no NUL inside one), so the longest one's length
+    (up to the zero padding) is the width they need.
     """
     if not len(ids) or ids.dtype.itemsize <= 1:
         return ids
     columns = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
-    used = np.flatnonzero(columns.any(axis=0))
-    width = int(used[-1]) + 1 if len(used) else 1
-    if width == ids.dtype.itemsize:
+    if columns[:, -1].any():  # the last byte holds a longest id's
         return ids
+    width = max(int(np.strings.str_len(ids).max()), 1)
     return np.ascontiguousarray(columns[:, :width]).view(f"S{width}").reshape(-1)
 
 
@@ -201,8 +203,14 @@ def candidate_codes(query, doc_id):
     hash_bits = 64 - row_bits - query_bits
     if hash_bits < 16:  # pragma: no cover - billions of rows: an exact sort
         return exact_candidate_codes(query, doc_id)
+    # Ids of at most 8 bytes are one word each: hashed from it, and compared by it below.
+    word = next(little_endian_words(doc_id)) if doc_id.dtype.kind == "S" and doc_id.dtype.itemsize <= 8 else None
+    hashed = id_hash(doc_id) if word is None else word * np.uint64(GOLDEN)  # id_hash's, of one word
+    hashed >>= np.uint64(64 - hash_bits)
+    hashed <<= np.uint64(row_bits)
     packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
-    packed |= (id_hash(doc_id) >> np.uint64(64 - hash_bits)) << np.uint64(row_bits)
+    packed |= hashed
+    del hashed
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
     rows = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
@@ -211,7 +219,8 @@ def candidate_codes(query, doc_id):
     del packed
     group = np.cumsum(starts) - 1
     first = rows[starts]
-    collided = differs_from_previous_id(doc_id, rows) & ~starts
+    collided = differs_from_previous(word[rows]) if word is not None else differs_from_previous_id(doc_id, rows)
+    collided &= ~starts
     if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups
         group, first = split_collisions(group, first, rows, collided, query, doc_id)
     candidate = np.empty(n, dtype=np.intp)

@@ -82,21 +82,34 @@ def order_statistic(candidate, value, count, method):
 def rank_based(rows, method, params, weights, trained):
     """RRF, ISR, Log_ISR, LogN_ISR, RBC and MAPFuse: a formula of each run's (average) rank of the document."""
     lists = rows.lists
-    rank = rows.ranked.rank
-    weight = weights[lists.run]
     n = lists.n_candidates
     if method == "rrf":
-        return np.bincount(lists.candidate, weight / (params["k"] + rank), n)
+        k = params["k"]
+        return np.bincount(lists.candidate, per_rank(rows.ranked, lists.run, weights, lambda w, r: w / (k + r)), n)
     if method == "rbc":
         phi = params["phi"]
-        return np.bincount(lists.candidate, weight * (1.0 - phi) * phi ** (rank - 1.0), n)
-    if method == "mapfuse":
-        return np.bincount(lists.candidate, weight * trained[lists.run] / rank, n)
+        value = per_rank(rows.ranked, lists.run, weights, lambda w, r: w * (1.0 - phi) * phi ** (r - 1.0))
+        return np.bincount(lists.candidate, value, n)
+    if method == "mapfuse":  # weight * MAP / rank, the weight times the MAP first
+        return np.bincount(lists.candidate, per_rank(rows.ranked, lists.run, weights * trained, np.divide), n)
     count = np.bincount(lists.candidate, minlength=n)
-    total = np.bincount(lists.candidate, weight / (rank * rank), n)
+    total = np.bincount(lists.candidate, per_rank(rows.ranked, lists.run, weights, lambda w, r: w / (r * r)), n)
     with np.errstate(divide="ignore"):
         factor = {"isr": count, "log_isr": np.log(count), "logn_isr": np.log(count + params.get("sigma", 0.0))}[method]
     return total * factor
+
+
+def per_rank(ranked, run, weights, formula):
+    """``formula(weight, rank)`` of every ranked row, from its run's weight and its (average) rank.
+
+    Without tie blocks a row's rank is its position + 1: the formula is
+    computed once per run and position, and each row reads its own (the same
+    floating-point operations on the same values, far fewer of them).
+    """
+    if ranked.has_ties or not len(run):
+        return formula(weights[run], ranked.rank)
+    ranks = np.arange(int(ranked.position.max()) + 1) + 1.0
+    return formula(weights[:, None], ranks[None, :])[run, ranked.position]
 
 
 def table_based(rows, method, params, weights, trained):

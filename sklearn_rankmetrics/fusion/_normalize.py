@@ -20,41 +20,41 @@ def list_starts(ranked):
     return np.flatnonzero(ranked.position == 0)
 
 
-def per_list(values, starts, reduce=np.add):
-    """``reduce`` of ``values`` over each list, repeated on its rows."""
-    sizes = np.diff(starts, append=len(values))
-    return np.repeat(reduce.reduceat(values, starts), sizes)
-
-
 def normalized_scores(lists, ranked, normalization):
     """The scores of the ranked rows of ``lists`` after ``normalization`` (a canonical name or None).
 
     ``"borda"`` gives the retrieved documents' scores only; :func:`fill_values`
-    gives the others theirs.
+    gives the others theirs. Each statistic is computed once per list and
+    repeated on its rows only where a row needs it.
     """
     score = lists.score
     if normalization is None or not len(score):
         return score
     starts = list_starts(ranked)
+    sizes = np.diff(starts, append=len(score))
+
+    def on_rows(values):
+        return np.repeat(values, sizes)
+
     if normalization == "rank":
         return 1.0 - (ranked.rank - 1.0) / ranked.list_size
     if normalization == "borda":
         return 1.0 - (ranked.rank - 1.0) / candidates_of_query(lists)[lists.query]
     if normalization == "zmuv":
-        count = ranked.list_size
-        mean = per_list(score, starts) / count
-        deviation = score - mean
-        std = np.sqrt(per_list(deviation * deviation, starts) / count)
-        return deviation / np.maximum(std, FLOOR)
-    high, low = per_list(score, starts, np.maximum), per_list(score, starts, np.minimum)
+        deviation = score - on_rows(np.add.reduceat(score, starts) / sizes)
+        std = np.sqrt(np.add.reduceat(deviation * deviation, starts) / sizes)
+        deviation /= on_rows(np.maximum(std, FLOOR))
+        return deviation
+    high, low = np.maximum.reduceat(score, starts), np.minimum.reduceat(score, starts)
     if normalization == "max":
-        return score / np.maximum(high, FLOOR)
+        return score / on_rows(np.maximum(high, FLOOR))
     if normalization == "sum":
-        return (score - low) / np.maximum(per_list(score, starts) - low * ranked.list_size, FLOOR)
-    denominator = np.maximum(high - low, FLOOR)
-    if normalization == "min-max-inverted":
-        return (high - score) / denominator
-    return (score - low) / denominator  # min-max
+        denominator = np.maximum(np.add.reduceat(score, starts) - low * sizes, FLOOR)
+    else:
+        denominator = np.maximum(high - low, FLOOR)
+    normalized = on_rows(high) - score if normalization == "min-max-inverted" else score - on_rows(low)
+    normalized /= on_rows(denominator)
+    return normalized
 
 
 def candidates_of_query(lists):

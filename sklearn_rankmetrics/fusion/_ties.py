@@ -38,6 +38,12 @@ class Ranked:
     block_size: np.ndarray
     list_size: np.ndarray
     block_starts: np.ndarray  # indices into the ranked rows where each tie block starts
+    in_input_order: bool = False  # ``order`` is every row in its own place
+
+    @property
+    def has_ties(self):
+        """Whether some tie block holds several rows (only under ``"average"``)."""
+        return len(self.block_starts) < len(self.order)
 
     @property
     def rank(self):
@@ -62,8 +68,14 @@ def rank_lists(lists, *, ties="average"):
     if not n_rows:
         empty = np.zeros(0, dtype=np.intp)
         return Ranked(empty, empty, empty, empty, empty, empty)
+    in_input_order = False
     if ties == "average":
-        order, codes, changes = ranked_in_place(list_code, key) or rank_order(list_code, key, ties="stable")
+        in_place = ranked_in_place(list_code, key)
+        if in_place is None:
+            order, codes, changes = rank_order(list_code, key, ties="stable")
+        else:
+            order, codes, changes = in_place
+            in_input_order = codes is list_code
     elif ties == "trec_eval":
         if lists.doc is None:
             raise ValueError(
@@ -79,13 +91,15 @@ def rank_lists(lists, *, ties="average"):
     sizes = np.diff(starts, append=n_rows)
     list_size = np.repeat(sizes, sizes)
     if changes is None or changes.all():  # each row its own tie block
-        return Ranked(order, position, position, np.ones(n_rows, dtype=np.intp), list_size, np.arange(n_rows))
+        block_size = np.ones(n_rows, dtype=np.intp)
+        return Ranked(order, position, position, block_size, list_size, np.arange(n_rows), in_input_order)
     is_block_start = changes.copy()
     is_block_start[starts] = True
     block_starts = np.flatnonzero(is_block_start)
     block_sizes = np.diff(block_starts, append=n_rows)
     block = np.repeat(position[block_starts], block_sizes)
-    return Ranked(order, position, block, np.repeat(block_sizes, block_sizes), list_size, block_starts)
+    block_size = np.repeat(block_sizes, block_sizes)
+    return Ranked(order, position, block, block_size, list_size, block_starts, in_input_order)
 
 
 def ranked_in_place(list_code, score):
