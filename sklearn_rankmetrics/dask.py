@@ -100,7 +100,7 @@ def ranking_report(
         bootstrap interval over queries, as in memory.
     n_resamples : int, default=10_000
         Bootstrap resamples of the queries, for the intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seed of the resampling.
 
     Returns

@@ -345,7 +345,7 @@ def ips_interval(
         Coverage of the interval, in (0, 1).
     n_resamples : int, default=2000
         Bootstrap resamples of the impressions.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the resampling.
 
     Returns

@@ -141,7 +141,7 @@ def discriminative_power(scores, *, test="bootstrap", alpha=0.05, n_resamples=10
         The significance level.
     n_resamples : int, default=1000
         Bootstrap resamples (or randomisations) of the resampling tests.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the resampling.
     metric : str, default=None
         The metric of a RankingComparison; None: its only one.

@@ -121,7 +121,7 @@ def swap_rate(scores, *, subset_size=None, n_trials=1000, bin_width=0.01, random
         Width of the bins of the absolute difference of the two systems'
         means on the first subset; at most a million bins over the range of
         the scores.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the splits.
     metric : str, default=None
         The metric of a RankingComparison; None: its only one.

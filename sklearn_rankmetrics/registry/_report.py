@@ -83,7 +83,7 @@ def ranking_report(
         with the percentile bootstrap interval of its mean over queries.
     n_resamples : int, default=10_000
         Bootstrap resamples of the queries for the intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seed of the resampling, for reproducible intervals.
     candidates : array-like of bool or sparse matrix, default=None
         Restrict each ranking to these items, as the accuracy metrics'

@@ -80,7 +80,7 @@ def ranking_report(
         With a level such as 0.95, each mean with its bootstrap interval.
     n_resamples : int, default=10_000
         Bootstrap resamples of the queries, for the intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seed of the resampling.
     num_partitions : int, default=None
         Partitions of the shuffle by query; None: ``spark.sql.shuffle.partitions``.
@@ -181,7 +181,7 @@ def ranking_report_from_lists(
         With a level such as 0.95, each mean with its bootstrap interval.
     n_resamples : int, default=10_000
         Bootstrap resamples of the users, for the intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seed of the resampling.
 
     Returns

@@ -92,7 +92,7 @@ def compare_rankings(
     alpha : float, default=0.05
         A difference is marked significant (in the printed table, the paper
         tables and the warnings) when its adjusted p-value is below it.
-    random_state : int, numpy Generator, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the resampling; an int (or a new ``np.random.default_rng(seed)``)
         makes results reproducible. One number is drawn from a Generator or
         RandomState passed, so passing the same one again gives new resamples.

@@ -34,7 +34,7 @@ SHARED_DOC = {
     alpha : float, default=0.05
         A difference is marked significant when its adjusted p-value is
         below it.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, numpy Generator or None, default=None
         Seeds the resampling; an int makes results reproducible.""",
     "returns": """comparison : RankingComparison
         The object :func:`compare_rankings` returns: printed table,

@@ -259,7 +259,7 @@ class RankingAccumulator:
             bootstrap interval over queries, as in the report.
         n_resamples : int, default=10_000
             Bootstrap resamples of the queries for the intervals.
-        random_state : int, RandomState instance or None, default=None
+        random_state : int, RandomState instance, numpy Generator or None, default=None
             Seed of the resampling.
 
         Returns
