@@ -10,7 +10,7 @@ from ..trec._judging import trec_order
 from ..trec._sources import InputError, shown
 from ._engine import fuse_lists, fuse_table, fusion_spec, prepare, train
 from ._judgements import judged_candidates
-from ._lists import check_table, runs_table
+from ._lists import check_table, key_bits, runs_table, sorted_by_query_and_key
 
 
 def fuse(
@@ -270,18 +270,14 @@ def fused_run(table, fused, depth, name):
 def fused_order(query, score, doc):
     """The candidates in trec_eval's order: by query, descending score, then descending document id.
 
-    One ``np.sort`` of 64-bit words (several times faster than an argsort):
-    the query in the high bits, the leading bits of the descending score's
-    order-preserving integer in the middle, the row in the low bits. Only
+    One packed sort (:func:`sorted_by_query_and_key`) by query and the
+    leading bits of the descending score's order-preserving integer. Only
     the rows whose leading bits tie (tied scores, mostly) are re-sorted
     exactly. ``doc`` as :func:`sortable_ids` gives it; other ids (or billions
     of rows) take :func:`~sklearn_rankmetrics.trec._judging.trec_order`.
     """
     n = len(score)
-    row_bits = max((n - 1).bit_length(), 1)
-    query_bits = max(int(query.max()).bit_length(), 1)
-    score_bits = 64 - row_bits - query_bits
-    if doc.dtype != np.dtype(">u8") or score_bits < 16:
+    if doc.dtype != np.dtype(">u8") or key_bits(query) < 16:
         return trec_order(query, score, doc)[0]
     descending = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
     flip = descending >> np.uint64(63)  # a positive score's low 63 bits flipped: a higher score, a lower word
@@ -289,15 +285,7 @@ def fused_order(query, score, doc):
     flip >>= np.uint64(1)
     descending ^= flip
     del flip
-    packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
-    descending >>= np.uint64(64 - score_bits)
-    descending <<= np.uint64(row_bits)
-    packed |= descending
-    del descending
-    packed |= np.arange(n, dtype=np.uint64)
-    packed.sort()
-    order = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
-    packed >>= np.uint64(row_bits)
+    order, packed = sorted_by_query_and_key(query, descending)
     same = packed[1:] == packed[:-1]
     del packed
     if same.any():  # each run of equal leading bits, re-sorted by descending score, then descending document id

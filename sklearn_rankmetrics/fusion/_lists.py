@@ -186,35 +186,52 @@ def query_codes(query_id):
     return vocabulary, np.repeat(codes, np.diff(heads, append=len(query_id)))
 
 
+def key_bits(query):
+    """How many leading bits of a 64-bit key fit beside the query code and the row (:func:`sorted_by_query_and_key`)."""
+    return 64 - max((len(query) - 1).bit_length(), 1) - max(int(query.max()).bit_length(), 1)
+
+
+def sorted_by_query_and_key(query, key):
+    """The rows ordered by query code, then by the leading :func:`key_bits` of ``key`` (row order within ties).
+
+    One ``np.sort`` of 64-bit words (several times faster than an argsort):
+    the query code in the high bits, the key's leading bits in the middle,
+    the row in the low bits. Returns the rows in that order and each row's
+    word without its row bits (equal words: same query, same leading key
+    bits). ``key`` (uint64) is overwritten.
+    """
+    n = len(query)
+    row_bits = max((n - 1).bit_length(), 1)
+    query_bits = max(int(query.max()).bit_length(), 1)
+    key >>= np.uint64(query_bits + row_bits)
+    key <<= np.uint64(row_bits)
+    packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
+    packed |= key
+    del key
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    rows = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
+    packed >>= np.uint64(row_bits)
+    return rows, packed
+
+
 def candidate_codes(query, doc_id):
     """A code per distinct (query, document) pair, numbered by query, and the first row of each code.
 
-    One ``np.sort`` of 64-bit words (several times faster than an argsort):
-    the query code in the high bits, a hash of the document in the middle,
-    the row in the low bits. Equal pairs then lie side by side; each row is
+    One packed sort (:func:`sorted_by_query_and_key`) by query code and a
+    hash of the document: equal pairs then lie side by side; each row is
     checked to hold its group's document, and the groups where a hash
     collided are split exactly.
     """
     n = len(query)
     if not n:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    row_bits = max((n - 1).bit_length(), 1)
-    query_bits = max(int(query.max()).bit_length(), 1)
-    hash_bits = 64 - row_bits - query_bits
-    if hash_bits < 16:  # pragma: no cover - billions of rows: an exact sort
+    if key_bits(query) < 16:  # pragma: no cover - billions of rows: an exact sort
         return exact_candidate_codes(query, doc_id)
     # Ids of at most 8 bytes are one word each: hashed from it, and compared by it below.
     word = next(little_endian_words(doc_id)) if doc_id.dtype.kind == "S" and doc_id.dtype.itemsize <= 8 else None
     hashed = id_hash(doc_id) if word is None else word * np.uint64(GOLDEN)  # id_hash's, of one word
-    hashed >>= np.uint64(64 - hash_bits)
-    hashed <<= np.uint64(row_bits)
-    packed = query.astype(np.uint64) << np.uint64(64 - query_bits)
-    packed |= hashed
-    del hashed
-    packed |= np.arange(n, dtype=np.uint64)
-    packed.sort()
-    rows = (packed & np.uint64(2**row_bits - 1)).astype(np.intp)
-    packed >>= np.uint64(row_bits)
+    rows, packed = sorted_by_query_and_key(query, hashed)
     starts = differs_from_previous(packed)
     del packed
     group = np.cumsum(starts) - 1
