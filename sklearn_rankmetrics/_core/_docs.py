@@ -62,7 +62,15 @@ PARAMETERS = {
 }
 
 
-def fill_doc(function):
-    """Replace ``%(name)s`` in the docstring of ``function`` by the shared description."""
-    function.__doc__ = function.__doc__ % PARAMETERS
-    return function
+def doc_filler(descriptions):
+    """A decorator that replaces ``%(name)s`` in a function's docstring by ``descriptions[name]``."""
+
+    def fill(function):
+        function.__doc__ = function.__doc__ % descriptions
+        return function
+
+    return fill
+
+
+fill_doc = doc_filler(PARAMETERS)
+fill_doc.__doc__ = """Replace ``%(name)s`` in the docstring of ``function`` by the shared description."""

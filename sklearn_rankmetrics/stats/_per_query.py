@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._core._docs import doc_filler
 from .._core._frames import column_labels, column_named, frame_library
 from .._core._query_ids import factorize_query_ids, is_pandas_labels, query_id_array
 from .._core._tolerance import equal_up_to_rounding
@@ -24,7 +25,7 @@ LONG_COLUMNS = {
 SHOWN = 5
 
 
-# Descriptions that compare_per_query and compare_runs share (see :func:`shared_doc`).
+# Descriptions that compare_per_query and compare_runs share, filled in by shared_doc.
 SHARED_DOC = {
     "settings": """n_resamples : int, default=10_000
         Resamples of the randomization, bootstrap and randomised Tukey tests
@@ -45,11 +46,7 @@ SHARED_DOC = {
 }
 
 
-def shared_doc(function):
-    """Fill ``%(settings)s`` and ``%(returns)s`` in the docstring of ``function`` with :data:`SHARED_DOC`."""
-    for key, text in SHARED_DOC.items():
-        function.__doc__ = function.__doc__.replace(f"%({key})s", text)
-    return function
+shared_doc = doc_filler(SHARED_DOC)
 
 
 @shared_doc
