@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from ..trec._sources import InputError, as_qrels, comparable, shown
+from ..trec._judging import check_judged_once
+from ..trec._sources import as_qrels, comparable
 from ._lists import candidate_codes
 
 
@@ -28,22 +29,9 @@ def judged_candidates(table, qrels, *, unretrieved=False):
     candidate_of_code = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.intp)
     candidate_of_code[codes[:n]] = np.arange(n)
     judged = candidate_of_code[codes[n:]]
-    check_judged_once(codes[n:], table.query_ids, place[known], qrels.doc_id[known])
+    check_judged_once(codes[n:], qrels.doc_id[known], lambda row: table.query_ids[place[known][row]])
     relevance = np.zeros(n, dtype=np.int64)
     relevance[judged[judged >= 0]] = qrels.relevance[known][judged >= 0]
     if unretrieved:
         return relevance, n_relevant, (place[known][judged < 0], qrels.relevance[known][judged < 0])
     return relevance, n_relevant
-
-
-def check_judged_once(codes, query_ids, query, doc_id):
-    """Refuse qrels that judge one document of a query twice, as trec_eval's evaluation refuses them."""
-    order = np.argsort(codes, kind="stable")
-    twice = np.flatnonzero(codes[order][1:] == codes[order][:-1])
-    if len(twice):
-        row = order[twice[0] + 1]
-        raise InputError(
-            "qrels",
-            f"the qrels judge document {shown(doc_id[row])} of query {shown(query_ids[query[row]])} twice; give "
-            "each (query, document) pair one judgement.",
-        )

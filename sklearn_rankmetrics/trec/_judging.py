@@ -331,16 +331,7 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     vocabulary, doc_names = names
     documents, doc_code = np.unique(qrels_doc, return_inverse=True)
     key = qrels_code.astype(np.int64) * len(documents) + doc_code.reshape(-1)
-    by_key = np.argsort(key, kind="stable")
-    sorted_key = key[by_key]
-    repeated = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
-    if len(repeated):
-        row = by_key[repeated[0] + 1]
-        raise InputError(
-            "qrels",
-            f"the qrels judge document {shown(doc_names[row])} of query {shown(vocabulary[qrels_code[row]])} twice; "
-            "give each (query, document) pair one judgement.",
-        )
+    by_key, sorted_key = check_judged_once(key, doc_names, lambda row: vocabulary[qrels_code[row]])
     # Most retrieved documents are judged for no query at all: only the others need the (query, document) key.
     known = maybe_among(retrieved_doc, documents)
     place = np.minimum(np.searchsorted(documents, retrieved_doc[known]), len(documents) - 1)
@@ -350,6 +341,27 @@ def judgements(qrels_code, qrels_doc, relevance, retrieved_code, retrieved_doc, 
     slot = np.minimum(np.searchsorted(sorted_key, retrieved_key), len(sorted_key) - 1)
     found = sorted_key[slot] == retrieved_key
     return known[found], by_key[slot[found]]
+
+
+def check_judged_once(key, doc_names, query_name):
+    """Refuse qrels that judge one document of a query twice, as trec_eval does.
+
+    ``key`` holds one integer per qrels row, equal for rows of the same
+    (query, document) pair; ``doc_names`` and ``query_name(row)`` name the
+    pair in the error. Returns the rows in the stable order of ``key`` and
+    the sorted keys.
+    """
+    by_key = np.argsort(key, kind="stable")
+    sorted_key = key[by_key]
+    repeated = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if len(repeated):
+        row = by_key[repeated[0] + 1]
+        raise InputError(
+            "qrels",
+            f"the qrels judge document {shown(doc_names[row])} of query {shown(query_name(row))} twice; give each "
+            "(query, document) pair one judgement.",
+        )
+    return by_key, sorted_key
 
 
 def judgement_codes(n_rows, judged_rows, qrels_rows, relevance):
