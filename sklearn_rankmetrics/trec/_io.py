@@ -18,8 +18,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core._docs import doc_filler
 from ._fast_reader import fast_columns, readable_in_place
 from ._general_reader import QRELS, RUN, general_columns, last_data_line, read_bytes, text
+
+# The Notes that read_qrels and read_run share: how a file's lines are read.
+READING_NOTES = {
+    "reading": """Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac OS), and a
+    UTF-8 byte-order mark where a line starts (Notepad, PowerShell and
+    Excel's "CSV UTF-8" write one first; ``cat`` joins files that each have
+    one) is dropped. trec_eval differs on both, silently: it reads a lone
+    ``\\r`` as a space, so a file of such lines is one line (in a run, every
+    record after the first is text after the tag), and it keeps the mark as
+    part of the first query id, which prints as the id but matches no other.
+    Elsewhere in a line, U+FEFF is a character of the id, as any other.
+
+    With pyarrow installed (the ``pyarrow`` extra), a file whose columns
+    are separated by single spaces, as retrieval systems write them, is split
+    by pyarrow's CSV tokenizer, several times faster; any other is read with
+    numpy. The result is the same, arrays, dtypes and errors included.""",
+}
 
 
 @dataclass(frozen=True)
@@ -107,6 +125,7 @@ class Run:
     name: str = ""
 
 
+@doc_filler(READING_NOTES)
 def read_qrels(source):
     """Read a TREC qrels file: ``query_id iteration doc_id relevance`` per line.
 
@@ -143,19 +162,7 @@ def read_qrels(source):
 
     Notes
     -----
-    Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac OS), and a
-    UTF-8 byte-order mark where a line starts (Notepad, PowerShell and
-    Excel's "CSV UTF-8" write one first; ``cat`` joins files that each have
-    one) is dropped. trec_eval differs on both, silently: it reads a lone
-    ``\\r`` as a space, so a file of such lines is one line (in a run, every
-    record after the first is text after the tag), and it keeps the mark as
-    part of the first query id, which prints as the id but matches no other.
-    Elsewhere in a line, U+FEFF is a character of the id, as any other.
-
-    With pyarrow installed (the ``pyarrow`` extra), a file whose columns
-    are separated by single spaces, as retrieval systems write them, is split
-    by pyarrow's CSV tokenizer, several times faster; any other is read with
-    numpy. The result is the same, arrays, dtypes and errors included.
+    %(reading)s
 
     Examples
     --------
@@ -177,6 +184,7 @@ def read_qrels_bytes(source):
     return Qrels(columns["query_id"], columns["doc_id"], columns["relevance"])
 
 
+@doc_filler(READING_NOTES)
 def read_run(source):
     """Read a TREC run file: ``query_id Q0 doc_id rank score tag`` per line.
 
@@ -216,19 +224,7 @@ def read_run(source):
 
     Notes
     -----
-    Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac OS), and a
-    UTF-8 byte-order mark where a line starts (Notepad, PowerShell and
-    Excel's "CSV UTF-8" write one first; ``cat`` joins files that each have
-    one) is dropped. trec_eval differs on both, silently: it reads a lone
-    ``\\r`` as a space, so a file of such lines is one line (in a run, every
-    record after the first is text after the tag), and it keeps the mark as
-    part of the first query id, which prints as the id but matches no other.
-    Elsewhere in a line, U+FEFF is a character of the id, as any other.
-
-    With pyarrow installed (the ``pyarrow`` extra), a file whose columns
-    are separated by single spaces, as retrieval systems write them, is split
-    by pyarrow's CSV tokenizer, several times faster; any other is read with
-    numpy. The result is the same, arrays, dtypes and errors included.
+    %(reading)s
 
     Examples
     --------
