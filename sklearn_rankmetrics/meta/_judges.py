@@ -171,7 +171,7 @@ def judgement_matrix(judges):
     keys = query_codes.astype(np.int64) * (int(doc_codes.max()) + 1) + doc_codes
     items, item_of_row = np.unique(keys, return_inverse=True)
     judge_of_row = np.repeat(np.arange(len(columns)), [len(query_id) for query_id, _, _ in columns])
-    check_judged_once(names, judge_of_row, item_of_row, len(items), queries, docs)
+    check_each_judge_judged_once(names, judge_of_row, item_of_row, len(items), queries, docs)
     relevance = np.concatenate([values for _, _, values in columns])
     ratings = np.full((len(columns), len(items)), np.nan)
     ratings[judge_of_row, item_of_row] = np.where(relevance >= 0, relevance, np.nan)
@@ -185,7 +185,7 @@ def judgement_matrix(judges):
     return names, ratings, query_codes[first_row_of_item], ids, where
 
 
-def check_judged_once(names, judge_of_row, item_of_row, n_items, queries, docs):
+def check_each_judge_judged_once(names, judge_of_row, item_of_row, n_items, queries, docs):
     """Refuse a judge who judged a (query, document) pair twice: which judgement would count?"""
     cells = judge_of_row.astype(np.int64) * n_items + item_of_row
     _, first, counts = np.unique(cells, return_index=True, return_counts=True)
