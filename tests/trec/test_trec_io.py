@@ -280,6 +280,9 @@ def test_one_long_id_keeps_memory_of_the_order_of_the_file(tmp_path, monkeypatch
     path = tmp_path / "run"
     path.write_bytes(content)
     for reader in (read_run, read_run_bytes):
+        # Once untraced first: pyarrow's import and its threads' start are no cost of the file (started under
+        # tracemalloc, a thread of them once crashed the worker when tracing stopped: Python 3.11's tracemalloc).
+        reader(path)
         tracemalloc.start()
         try:
             run = reader(path)
