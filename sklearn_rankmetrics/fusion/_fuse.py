@@ -4,13 +4,15 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._core._parallel import map_in_threads
 from .._core._validation import check_integer
 from ..trec._io import Run, text
 from ..trec._judging import trec_order
 from ..trec._sources import InputError, shown
 from ._engine import fuse_lists, fuse_table, fusion_spec, prepare, train
 from ._judgements import judged_candidates
-from ._lists import check_table, key_bits, runs_table, sorted_by_query_and_key
+from ._lists import check_table, id_word, key_bits, read_runs, runs_table, sorted_by_query_and_key, table_of
+from ._pieces import joined_run, query_pieces
 
 
 def fuse(
@@ -208,15 +210,15 @@ def fuse(
         {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w, "n_segments": n_segments},
     )
     depth = check_integer("depth", depth, allow_none=True)
-    table = runs_table(runs)
-    check_finite_scores(table)
-    weight_array = spec.weight_array(table.lists.n_runs, table.names if isinstance(runs, dict) else None)
+    read, names = read_runs(runs)
+    check_finite_scores(read, names)
+    weight_array = spec.weight_array(len(read), names if isinstance(runs, dict) else None)
     trained = None
     if spec.trained is not None and qrels is not None:
-        training = table if train_runs is None else runs_table(train_runs, "train_runs")
-        if training.lists.n_runs != table.lists.n_runs:
+        training = table_of(read, names) if train_runs is None else runs_table(train_runs, "train_runs")
+        if training.lists.n_runs != len(read):
             raise ValueError(
-                f"train_runs holds {training.lists.n_runs} runs and runs {table.lists.n_runs}: give the same "
+                f"train_runs holds {training.lists.n_runs} runs and runs {len(read)}: give the same "
                 "systems' runs on the training queries, in the same order."
             )
         relevance, n_relevant = judged_candidates(training, qrels)
@@ -231,8 +233,13 @@ def fuse(
             f"method {spec.method if isinstance(spec.method, str) else 'callable'!r} learns nothing: qrels and "
             "train_runs are for MAPFuse, PosFuse, ProbFuse, SegFuse, SlideFuse and BayesFuse."
         )
-    fused = fuse_lists(without_unused_ids(table.lists, spec), spec, weight_array, trained)
-    return fused_run(table, fused, depth, name or (spec.method if isinstance(spec.method, str) else "fused"))
+    name = name or (spec.method if isinstance(spec.method, str) else "fused")
+
+    def fused_piece(piece):
+        table = table_of(piece, names)
+        return fused_rows(table, fuse_lists(without_unused_ids(table.lists, spec), spec, weight_array, trained), depth)
+
+    return joined_run(map_in_threads(fused_piece, query_pieces(read)), name)
 
 
 def without_unused_ids(lists, spec):
@@ -240,31 +247,32 @@ def without_unused_ids(lists, spec):
     return lists if spec.ties == "trec_eval" else replace(lists, doc=None)
 
 
-def check_finite_scores(table):
-    score = table.lists.score
-    if len(score) and not np.isfinite(score).all():
-        row = int(np.flatnonzero(~np.isfinite(score))[0])
-        raise InputError(
-            "run",
-            f"run {table.names[table.lists.run[row]]!r} gives document {shown(table.lists.doc[row])} of query "
-            f"{shown(table.query_ids[table.lists.query[row]])} the score {float(score[row])!r}; fusion normalises "
-            "and adds scores: give finite ones.",
-        )
+def check_finite_scores(read, names):
+    """Refuse a score of a run (as :func:`~._lists.read_runs` gives them) that is not finite, naming its row."""
+    for run, run_name in zip(read, names, strict=True):
+        finite = np.isfinite(run.score)
+        if not finite.all():
+            row = int(np.flatnonzero(~finite)[0])
+            raise InputError(
+                "run",
+                f"run {run_name!r} gives document {shown(run.doc_id[row])} of query {shown(run.query_id[row])} the "
+                f"score {float(run.score[row])!r}; fusion normalises and adds scores: give finite ones.",
+            )
 
 
-def fused_run(table, fused, depth, name):
-    """The fused scores of the candidates as a Run in trec_eval's order, cut at ``depth``."""
+def fused_rows(table, fused, depth):
+    """The fused scores of the candidates in trec_eval's order, cut at ``depth``: the query ids, the rows' document
+    ids and scores, and the number of rows of each query (as :func:`~._pieces.joined_run` takes them)."""
     lists = table.lists
-    if not lists.n_candidates:
-        empty = np.zeros(0, dtype=str)
-        return Run(empty, empty.copy(), np.zeros(0), name)
-    order = fused_order(lists.candidate_query, fused, sortable_ids(table.candidate_doc))
+    order = np.zeros(0, dtype=np.intp)
+    if lists.n_candidates:
+        order = fused_order(lists.candidate_query, fused, sortable_ids(table.candidate_doc))
     codes = lists.candidate_query[order]
     if depth is not None and len(order):
         starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
         position = np.arange(len(order)) - np.repeat(starts, np.diff(starts, append=len(order)))
         order, codes = order[position < depth], codes[position < depth]
-    return Run(text(table.query_ids[codes]), text(table.candidate_doc[order]), fused[order], name)
+    return table.query_ids, table.candidate_doc[order], fused[order], np.bincount(codes, minlength=len(table.query_ids))
 
 
 def fused_order(query, score, doc):
@@ -277,7 +285,7 @@ def fused_order(query, score, doc):
     of rows) take :func:`~sklearn_rankmetrics.trec._judging.trec_order`.
     """
     n = len(score)
-    if doc.dtype != np.dtype(">u8") or key_bits(query) < 16:
+    if doc.dtype != np.uint64 or key_bits(query) < 16:
         return trec_order(query, score, doc)[0]
     descending = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
     flip = descending >> np.uint64(63)  # a positive score's low 63 bits flipped: a higher score, a lower word
@@ -325,13 +333,10 @@ def tied_order(run_id, score, doc):
 
 
 def sortable_ids(ids):
-    """Byte-string ids as integers in the same order where they fit in 8 bytes (big-endian, zero padded): sorting
-    integers is many times faster than sorting strings. Other ids as they are."""
-    if ids.dtype.kind != "S" or ids.dtype.itemsize > 8 or not len(ids):
-        return ids
-    padded = np.zeros((len(ids), 8), dtype=np.uint8)
-    padded[:, : ids.dtype.itemsize] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), -1)
-    return padded.view(">u8").reshape(-1)
+    """Byte-string ids as integers in the same order where they fit in 8 bytes (sorting integers is many times faster
+    than sorting strings); other ids as they are."""
+    word = id_word(ids, ordered=True)
+    return ids if word is None else word
 
 
 def fuse_scores(
@@ -437,8 +442,9 @@ def normalize(run, normalization="min-max", *, ties="average"):
     spec = fusion_spec("sum", normalization, None, ties, None, {})
     if spec.normalization is None:
         raise ValueError("normalization must name a normalisation, such as 'min-max'; got None.")
-    table = runs_table([run], "run", min_runs=1)
-    check_finite_scores(table)
+    read, names = read_runs([run], "run", min_runs=1)
+    check_finite_scores(read, names)
+    table = table_of(read, names)
     rows = prepare(table.lists, spec)
     score = np.empty(len(rows.score))
     score[rows.lists.candidate] = rows.score  # one run: a candidate per row, in the order of the input's rows

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core._numpy_ops import differs_from_previous
+from .._core._parallel import map_in_threads
 from .._core._query_ids import encode_qid
 from .._core._validation import plain
 from ..trec._io import Run
-from ..trec._judging import GOLDEN, id_hash, little_endian_words
+from ..trec._judging import GOLDEN, id_hash
 from ..trec._sources import InputError, as_run, shown
 
 
@@ -70,11 +71,12 @@ class RunsTable:
     names: tuple  # each run's name: its key in a mapping, else its tag
 
 
-def read_runs(runs, what="runs"):
+def read_runs(runs, what="runs", min_runs=2):
     """The runs to fuse, as Run objects with byte-string ids, and their names.
 
     ``runs`` is a sequence or a mapping name -> run of anything
-    :func:`~sklearn_rankmetrics.trec.evaluate_run` takes as a run.
+    :func:`~sklearn_rankmetrics.trec.evaluate_run` takes as a run, at least
+    ``min_runs`` of them. They are read side by side on the library's threads.
     """
     if isinstance(runs, str | bytes) or hasattr(runs, "read") or isinstance(runs, Run) or hasattr(runs, "columns"):
         raise TypeError(
@@ -98,23 +100,28 @@ def read_runs(runs, what="runs"):
                 f"{what} must be a list (or a dict name -> run) of runs; got {type(runs).__name__}."
             ) from None
         names = None
-    read = []
-    for index, source in enumerate(sources):
-        if isinstance(source, Run):  # read_run's str ids: to bytes at memory speed where they are ASCII
-            source = Run(ascii_bytes(source.query_id), ascii_bytes(source.doc_id), source.score, source.name)
-        try:
-            read.append(as_run(source))
-        except InputError as error:
-            raise InputError(error.source, f"run {index} of {what}: {error}") from None
-        except TypeError as error:
-            hint = " (a ranx Run: pass run.to_dict())" if hasattr(source, "to_dict") else ""
-            raise TypeError(
-                f"run {index} of {what} is a {type(source).__name__}{hint}: each run is a path to a TREC run file, "
-                f"a dict {{query_id: {{doc_id: score}}}}, a DataFrame or a Run. ({error})"
-            ) from None
+    read = map_in_threads(lambda index, source: read_run(index, source, what), range(len(sources)), sources)
+    if len(read) < min_runs:
+        raise ValueError(f"{what} holds {len(read)} run(s); fusion needs at least {min_runs}.")
     if names is None:
         names = tuple(run.name or f"run{index}" for index, run in enumerate(read))
     return read, names
+
+
+def read_run(index, source, what):
+    """Run ``index`` of ``what`` as a checked Run with byte-string ids."""
+    if isinstance(source, Run):  # read_run's str ids: to bytes at memory speed where they are ASCII
+        source = Run(ascii_bytes(source.query_id), ascii_bytes(source.doc_id), source.score, source.name)
+    try:
+        return as_run(source)
+    except InputError as error:
+        raise InputError(error.source, f"run {index} of {what}: {error}") from None
+    except TypeError as error:
+        hint = " (a ranx Run: pass run.to_dict())" if hasattr(source, "to_dict") else ""
+        raise TypeError(
+            f"run {index} of {what} is a {type(source).__name__}{hint}: each run is a path to a TREC run file, "
+            f"a dict {{query_id: {{doc_id: score}}}}, a DataFrame or a Run. ({error})"
+        ) from None
 
 
 def ascii_bytes(ids):
@@ -137,9 +144,11 @@ def ascii_bytes(ids):
 
 def runs_table(runs, what="runs", min_runs=2):
     """Several runs (see :func:`read_runs`) as :class:`RunsTable`: their rows, encoded."""
-    read, names = read_runs(runs, what)
-    if len(read) < min_runs:
-        raise ValueError(f"{what} holds {len(read)} run(s); fusion needs at least {min_runs}.")
+    return table_of(*read_runs(runs, what, min_runs))
+
+
+def table_of(read, names):
+    """Runs as :func:`read_runs` gives them (and their names) as :class:`RunsTable`."""
     query_id = joined_ids([run.query_id for run in read])
     doc_id = joined_ids([run.doc_id for run in read])
     score = np.concatenate([run.score for run in read]) if read else np.zeros(0)
@@ -180,7 +189,7 @@ def query_codes(query_id):
     """The sorted distinct query ids and the code of each row (runs list a query's rows together: heads only)."""
     if not len(query_id):
         return query_id[:0], np.zeros(0, dtype=np.intp)
-    heads = np.flatnonzero(differs_from_previous(query_id))
+    heads = np.flatnonzero(ids_differ_from_previous(query_id))
     vocabulary = np.unique(query_id[heads])
     codes = np.searchsorted(vocabulary, query_id[heads])
     return vocabulary, np.repeat(codes, np.diff(heads, append=len(query_id)))
@@ -229,14 +238,14 @@ def candidate_codes(query, doc_id):
     if key_bits(query) < 16:  # pragma: no cover - billions of rows: an exact sort
         return exact_candidate_codes(query, doc_id)
     # Ids of at most 8 bytes are one word each: hashed from it, and compared by it below.
-    word = next(little_endian_words(doc_id)) if doc_id.dtype.kind == "S" and doc_id.dtype.itemsize <= 8 else None
-    hashed = id_hash(doc_id) if word is None else word * np.uint64(GOLDEN)  # id_hash's, of one word
+    word = id_word(doc_id)
+    hashed = id_hash(doc_id) if word is None else word * np.uint64(GOLDEN)
     rows, packed = sorted_by_query_and_key(query, hashed)
     starts = differs_from_previous(packed)
     del packed
     group = np.cumsum(starts) - 1
     first = rows[starts]
-    collided = differs_from_previous(word[rows]) if word is not None else differs_from_previous_id(doc_id, rows)
+    collided = differs_from_previous(word[rows]) if word is not None else ids_differ_from_previous(doc_id[rows])
     collided &= ~starts
     if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups
         group, first = split_collisions(group, first, rows, collided, query, doc_id)
@@ -245,17 +254,55 @@ def candidate_codes(query, doc_id):
     return candidate, first
 
 
-def differs_from_previous_id(doc_id, rows):
-    """Whether the id of each of ``rows`` differs from that of the row before it in ``rows``: exactly, compared as
-    64-bit words for fixed-width ids (far faster than comparing strings). A group whose rows each hold their
-    predecessor's id holds one id."""
-    ids = doc_id[rows]
-    if ids.dtype.kind != "S":
+def ids_differ_from_previous(ids):
+    """Whether each id differs from the one before it (True for the first): exactly, fixed-width byte strings compared
+    as machine words read in place (several times faster than comparing strings), other ids as they are."""
+    if ids.dtype.kind != "S" or not len(ids):
         return differs_from_previous(ids)
-    differs = np.zeros(len(rows), dtype=bool)
-    for word in little_endian_words(ids):
+    differs = np.zeros(len(ids), dtype=bool)
+    differs[0] = True
+    for word in id_words(np.ascontiguousarray(ids)):
         differs[1:] |= word[1:] != word[:-1]
     return differs
+
+
+def id_words(ids):
+    """Views of fixed-width byte-string ids as unsigned integers, one per id in each view, that together cover
+    every byte of each id (they may overlap): two ids are equal when all their words are. No copy is made."""
+    width = ids.dtype.itemsize
+    if width in (1, 2, 4, 8):
+        return [ids.view(f"u{width}")]
+    size = min(8, 1 << (width.bit_length() - 1))  # the widest word inside an id
+    offsets = [*range(0, width - size + 1, size)]
+    if offsets[-1] != width - size:
+        offsets.append(width - size)  # the last word ends with the id, overlapping the one before
+    return [np.ndarray(len(ids), dtype=f"u{size}", buffer=ids, offset=offset, strides=width) for offset in offsets]
+
+
+def id_word(ids, *, ordered=False):
+    """Fixed-width byte-string ids of at most 8 bytes as one 64-bit integer each, equal only for equal ids; None for
+    other ids.
+
+    Built from the words of :func:`id_words`, read in place. ``ordered``:
+    integers in the ids' own order (the bytes big-endian, zero padded), to
+    sort by; else in any order, to compare and hash.
+    """
+    if ids.dtype.kind != "S" or ids.dtype.itemsize > 8 or not len(ids):
+        return None
+    ids = np.ascontiguousarray(ids)
+    width = ids.dtype.itemsize
+    words = id_words(ids)
+    size = words[0].dtype.itemsize
+    if ordered:  # each byte at its place in an 8-byte big-endian word: the overlapping bytes agree
+        first, last = (word.view(f">u{size}").astype(np.uint64) for word in (words[0], words[-1]))
+        first <<= np.uint64(8 * (8 - size))
+        last <<= np.uint64(8 * (8 - width))
+        first |= last
+        return first
+    word = words[0].astype(np.uint64)
+    if len(words) == 2:  # the first and the last word of the id together: every byte, once or twice
+        word |= words[1].astype(np.uint64) << np.uint64(8 * size)
+    return word
 
 
 def split_collisions(group, first, rows, collided, query, doc_id):

@@ -169,7 +169,9 @@ def borda_based(rows, method, params, weights, trained):
     list_code = lists.run.astype(np.int64) * n_queries + lists.query
     sizes = np.bincount(list_code, minlength=lists.n_runs * n_queries).reshape(lists.n_runs, n_queries)
     unranked = (n_candidates - sizes + 1.0) / 2.0  # run x query
-    per_query = weights @ unranked
+    per_query = np.zeros(n_queries)
+    for run, weight in enumerate(weights):  # run after run: the same sums whatever the number of queries (BLAS's vary)
+        per_query += weight * unranked[run]
     points = n_candidates[lists.query] - ranked.rank + 1.0
     extra = weights[lists.run] * (points - unranked[lists.run, lists.query])
     return per_query[lists.candidate_query] + np.bincount(lists.candidate, extra, lists.n_candidates)

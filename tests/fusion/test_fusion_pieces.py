@@ -1,0 +1,109 @@
+"""Large fusions run a piece of the queries at a time, on threads: the same fused run, bit for bit."""
+
+import numpy as np
+import pytest
+
+import sklearn_rankmetrics.fusion._pieces as pieces_module
+from sklearn_rankmetrics.fusion import fuse
+from sklearn_rankmetrics.fusion._lists import candidate_codes, exact_candidate_codes, id_word, read_runs
+from sklearn_rankmetrics.trec import Run
+
+UNSUPERVISED = (
+    "sum mnz anz max min med gmnz wsum wmnz mixed isr log_isr logn_isr rrf rbc bordafuse w_bordafuse condorcet"
+).split()
+
+
+def random_runs(seed, n_runs=3, n_queries=40):
+    """Runs with tied scores, some queries missing, each run listing the queries in its own order, one run listing a
+    query in two places, ids of several widths."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for index in range(n_runs):
+        rows = []
+        for query in rng.permutation(n_queries) if index else range(n_queries):
+            if rng.random() < 0.1:
+                continue
+            docs = rng.choice(60, int(rng.integers(1, 30)), replace=False)
+            scores = rng.integers(0, 6, len(docs)).astype(float) if rng.random() < 0.5 else rng.random(len(docs))
+            names = [f"d{doc}" if doc % 4 else f"document-{doc}" for doc in docs]
+            rows += [(f"q{query}", doc, score) for doc, score in zip(names, scores, strict=True)]
+        if index == 2:  # the first query's rows in two places
+            first = [row for row in rows if row[0] == rows[0][0]]
+            rest = [row for row in rows if row[0] != rows[0][0]]
+            rows = first[: len(first) // 2] + rest + first[len(first) // 2 :]
+        query, doc, score = zip(*rows, strict=True)
+        runs.append(Run(np.array(query), np.array(doc), np.array(score), f"run{index}"))
+    return runs
+
+
+def assert_same_run(left, right):
+    np.testing.assert_array_equal(left.query_id, right.query_id)
+    np.testing.assert_array_equal(left.doc_id, right.doc_id)
+    assert left.score.tobytes() == right.score.tobytes()
+    assert left.name == right.name
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_piece_by_piece_fusion_is_the_whole_fusion_bit_for_bit(seed, monkeypatch):
+    runs = random_runs(seed)
+    rng = np.random.default_rng(seed)
+    normalizations = [None, "min-max", "zmuv", "borda"]
+    cases = [dict(method=method, normalization=rng.choice(normalizations)) for method in UNSUPERVISED]
+    cases += [
+        dict(method="rrf", ties="trec_eval", depth=7),
+        dict(method="sum", normalization="min-max-inverted", missing="min"),
+        dict(method="wsum", weights=[0.5, 0.2, 0.3], missing=0.1, normalization="sum"),
+        dict(method="w_bordafuse", weights=[0.3, 0.9, 0.45]),  # its per-query sums once came from BLAS, by shape
+        dict(method="posfuse", qrels={f"q{q}": {f"d{d}": int(d % 3 == 0) for d in range(30)} for q in range(20)}),
+        dict(method="probfuse", qrels={f"q{q}": {f"d{d}": 1 for d in range(5)} for q in range(40)}, n_segments=4),
+        dict(method=lambda scores, ranks: np.nansum(scores, axis=1) - np.nanmin(ranks, axis=1)),
+    ]
+    whole = [fuse(runs, **case) for case in cases]
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 50)
+    assert len(pieces_module.query_pieces(read_runs(runs)[0])) > 10
+    for case, expected in zip(cases, whole, strict=True):
+        assert_same_run(fuse(runs, **case), expected)
+
+
+def test_the_threads_change_nothing(monkeypatch):
+    runs = random_runs(7, n_runs=4, n_queries=200)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 500)
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "1")
+    alone = fuse(runs, method="rrf", normalization="min-max")
+    monkeypatch.setenv("RANKMETRICS_NUM_THREADS", "4")
+    assert_same_run(fuse(runs, method="rrf", normalization="min-max"), alone)
+
+
+def test_runs_that_list_their_queries_alike_are_cut_into_slices_without_copies(monkeypatch):
+    rng = np.random.default_rng(0)
+    query = np.repeat([f"q{q}" for q in range(100)], 20)  # q0, q1, ..., q99: not the order of their ids
+    runs = [Run(query, np.array([f"d{d}" for d in rng.integers(0, 10**6, len(query))]), -np.arange(2000.0), "r")]
+    runs.append(Run(query, runs[0].doc_id[::-1].copy(), -np.arange(2000.0), "s"))
+    read = read_runs(runs)[0]
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 300)
+    pieces = pieces_module.query_pieces(read)
+    assert len(pieces) == 14
+    for piece in pieces:
+        for run, part in zip(read, piece, strict=True):
+            assert np.shares_memory(part.doc_id, run.doc_id) and np.shares_memory(part.score, run.score)
+    fused = fuse(runs, method="rrf")
+    assert fused.query_id.tolist() == sorted(fused.query_id.tolist())  # by query id, whatever the pieces
+
+
+@pytest.mark.parametrize("width", range(1, 12))
+def test_candidate_codes_and_sortable_words_are_exact_at_every_width(width):
+    rng = np.random.default_rng(width)
+    doc = np.array([bytes(rng.integers(33, 40, rng.integers(1, width + 1)).astype(np.uint8)) for _ in range(4000)])
+    doc = doc.astype(f"S{width}")
+    query = np.sort(rng.integers(0, 3, len(doc)))
+    codes, first = candidate_codes(query, doc)
+    expected, _ = exact_candidate_codes(query, doc)
+    # The same partition of the rows: a code per (query, document), whatever the numbering.
+    pairs = {(int(c), int(e)) for c, e in zip(codes, expected, strict=True)}
+    assert len(pairs) == len(set(codes.tolist())) == len(set(expected.tolist()))
+    assert (doc[first[codes]] == doc).all() and (query[first[codes]] == query).all()
+    ordered = id_word(doc, ordered=True)
+    if width > 8:
+        assert ordered is None
+    else:
+        np.testing.assert_array_equal(np.argsort(ordered, kind="stable"), np.argsort(doc, kind="stable"))
