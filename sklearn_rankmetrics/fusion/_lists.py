@@ -135,11 +135,26 @@ def ascii_bytes(ids):
     """
     if not isinstance(ids, np.ndarray) or ids.dtype.kind != "U" or not ids.size or ids.dtype.itemsize == 0:
         return ids
-    characters = np.ascontiguousarray(ids).view(np.uint32)
-    if characters.max() >= 128:
+    characters = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.size, -1)
+    columns = columns_or(characters)  # in one pass: ASCII below 128, the width up to the last character used
+    if columns.max() >= 128:
         return ids
-    width = max(int(np.strings.str_len(ids).max()), 1)
-    return characters.reshape(ids.size, -1)[:, :width].astype(np.uint8).view(f"S{width}").reshape(ids.shape)
+    width = int(np.flatnonzero(columns)[-1]) + 1 if columns.any() else 1
+    return characters[:, :width].astype(np.uint8).view(f"S{width}").reshape(ids.shape)
+
+
+def columns_or(matrix):
+    """The bitwise or of each column of a C-contiguous 2-D array of unsigned integers.
+
+    numpy reduces over the first axis a short row at a time; rows side by
+    side, a few thousand values long, reduce at memory speed, then fold.
+    """
+    n_rows, width = matrix.shape
+    side_by_side = max(1, 4096 // width)
+    whole = n_rows - n_rows % side_by_side
+    folded = np.bitwise_or.reduce(matrix[:whole].reshape(-1, side_by_side * width), axis=0)
+    columns = np.bitwise_or.reduce(folded.reshape(side_by_side, width), axis=0)
+    return columns | np.bitwise_or.reduce(matrix[whole:], axis=0)
 
 
 def runs_table(runs, what="runs", min_runs=2):
@@ -244,7 +259,7 @@ def candidate_codes(query, doc_id):
     starts = differs_from_previous(packed)
     del packed
     group = np.cumsum(starts) - 1
-    first = rows[starts]
+    first = rows[np.flatnonzero(starts)]  # an index array: far faster than a mask of random rows
     collided = differs_from_previous(word[rows]) if word is not None else ids_differ_from_previous(doc_id[rows])
     collided &= ~starts
     if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups

@@ -47,7 +47,7 @@ def score_based(rows, method, params, weights, trained):
         return np.bincount(candidate, weighted, n)
     count = np.bincount(candidate, minlength=n)
     if method in ("max", "min", "med"):
-        return order_statistic(candidate, weighted, count, method)
+        return order_statistic(candidate, run, weighted, count, rows.lists.n_runs, method)
     if method == "wmnz":  # Wu et al.: the sum of the scores times the sum of the weights of the runs that retrieved it
         return np.bincount(candidate, score, n) * np.bincount(candidate, weights[run], n)
     total = np.bincount(candidate, weighted, n)
@@ -61,13 +61,25 @@ def score_based(rows, method, params, weights, trained):
     return total * factor
 
 
-def order_statistic(candidate, value, count, method):
-    """The maximum, minimum or median (the mean of the two middle ones for an even count) per candidate."""
-    order = np.lexsort((value, candidate))
-    ordered = value[order]
-    starts = np.cumsum(count) - count
-    present = count > 0
-    out = np.zeros(len(count))
+def order_statistic(candidate, run, value, count, n_runs, method):
+    """The maximum, minimum or median (the mean of the two middle ones for an even count) per candidate.
+
+    Each candidate's values sorted: in a (candidates x runs) table, a row
+    sorted per candidate (a run scores a candidate once; its empty cells
+    are +inf, after the values), where that table holds at most 4 cells per
+    value; else by one lexsort of all the values by candidate.
+    """
+    n = len(count)
+    present = np.flatnonzero(count)
+    if n * n_runs <= 4 * len(value) + 2**16:
+        table = np.full((n, n_runs), np.inf)
+        table[candidate, run] = value
+        table.sort(axis=1)
+        ordered, starts = table.reshape(-1), np.arange(n) * n_runs
+    else:
+        ordered = value[np.lexsort((value, candidate))]
+        starts = np.cumsum(count) - count
+    out = np.zeros(n)
     if method == "max":
         out[present] = ordered[(starts + count - 1)[present]]
     elif method == "min":

@@ -107,3 +107,18 @@ def test_candidate_codes_and_sortable_words_are_exact_at_every_width(width):
         assert ordered is None
     else:
         np.testing.assert_array_equal(np.argsort(ordered, kind="stable"), np.argsort(doc, kind="stable"))
+
+
+@pytest.mark.parametrize(("n_runs", "n_candidates", "per_run"), [(5, 300, 200), (300, 3000, 20)])
+def test_order_statistics_equal_a_loop_over_candidates_in_either_layout(n_runs, n_candidates, per_run):
+    # 5 runs: a (candidates x runs) table sorted per row; 300 runs of 20 of 3,000 candidates: one lexsort.
+    from sklearn_rankmetrics.fusion._methods import order_statistic
+
+    rng = np.random.default_rng(n_runs)
+    run = np.repeat(np.arange(n_runs), per_run)
+    candidate = np.concatenate([rng.choice(n_candidates, per_run, replace=False) for _ in range(n_runs)])
+    value = rng.integers(0, 4, len(run)) + rng.choice([0.0, 0.5], len(run))  # ties
+    count = np.bincount(candidate, minlength=n_candidates)
+    for method, statistic in (("max", np.max), ("min", np.min), ("med", np.median)):
+        expected = [statistic(value[candidate == c]) if count[c] else 0.0 for c in range(n_candidates)]
+        np.testing.assert_array_equal(order_statistic(candidate, run, value, count, n_runs, method), expected)
