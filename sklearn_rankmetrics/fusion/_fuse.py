@@ -364,8 +364,9 @@ def fuse_scores(
     scores : array-like of shape (n_rows, n_runs)
         Each run's score of each row's document, NaN where the run did not
         retrieve it; a DataFrame's columns are the runs.
-    qid : array-like of shape (n_rows,)
-        The query of each row.
+    qid : array-like of shape (n_rows,) or None
+        The query of each row; None: the rows are one query (as
+        :class:`FusionRanker` takes a table without query ids).
     method : str or callable, default="rrf"
         As in :func:`fuse`, but for the methods that learn from judgements
         (fit a :class:`FusionRanker` on labelled rows for those).
@@ -404,9 +405,12 @@ def fuse_scores(
         method, normalization, weights, ties, missing, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w}
     )
     scores = check_table(scores, "scores")
-    qid = np.asarray(qid)
-    if qid.shape != (scores.shape[0],):
-        raise ValueError(f"qid must hold one query id per row of scores ({scores.shape[0]}); got shape {qid.shape}.")
+    qid = None if qid is None else np.asarray(qid)
+    if qid is not None and qid.shape != (scores.shape[0],):
+        raise ValueError(
+            f"qid must hold one query id per row of scores ({scores.shape[0]}), or be None for one query; got shape "
+            f"{qid.shape}."
+        )
     return fuse_table(scores, qid, spec, spec.weight_array(scores.shape[1]), None)
 
 

@@ -285,6 +285,11 @@ def test_inputs_are_never_modified():
     np.testing.assert_array_equal(scores, [[1.0, np.nan], [2.0, 3.0]])
 
 
+def test_fuse_scores_without_query_ids_fuses_the_rows_as_one_query():
+    scores = np.array([[12.0, 0.40], [9.5, 0.91], [7.0, np.nan], [np.nan, 0.85]])
+    np.testing.assert_array_equal(fuse_scores(scores, None), fuse_scores(scores, ["q"] * 4))
+
+
 def test_fuse_scores_refuses_bad_tables():
     with pytest.raises(ValueError, match="scores must be 2-D"):
         fuse_scores(np.zeros(3), [1, 1, 1])
