@@ -239,7 +239,24 @@ def fuse(
         table = table_of(piece, names)
         return fused_rows(table, fuse_lists(without_unused_ids(table.lists, spec), spec, weight_array, trained), depth)
 
-    return joined_run(map_in_threads(fused_piece, query_pieces(read)), name)
+    # A callable method is called once, on every document of every query, as documented.
+    pieces = [read] if callable(spec.method) else query_pieces(read)
+    try:
+        fused = map_in_threads(fused_piece, pieces)
+    except InputError:
+        if len(pieces) > 1:
+            named_as_whole(read, names)
+        raise
+    return joined_run(fused, name)
+
+
+def named_as_whole(read, names):
+    """Raise the error the whole runs give (a run that lists a document twice: the first such run, its first
+    repeat), whatever piece failed first, so that the message never depends on the runs' size."""
+    try:
+        table_of(read, names)
+    except InputError as whole:
+        raise whole from None
 
 
 def without_unused_ids(lists, spec):

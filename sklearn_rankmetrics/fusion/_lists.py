@@ -116,6 +116,8 @@ def read_run(index, source, what):
         return as_run(source)
     except InputError as error:
         raise InputError(error.source, f"run {index} of {what}: {error}") from None
+    except ValueError as error:  # an id no TREC file can hold, columns of different lengths
+        raise ValueError(f"run {index} of {what}: {error}") from None
     except TypeError as error:
         hint = " (a ranx Run: pass run.to_dict())" if hasattr(source, "to_dict") else ""
         raise TypeError(

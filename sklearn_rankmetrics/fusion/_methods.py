@@ -67,7 +67,8 @@ def order_statistic(candidate, run, value, count, n_runs, method):
     Each candidate's values sorted: in a (candidates x runs) table, a row
     sorted per candidate (a run scores a candidate once; its empty cells
     are +inf, after the values), where that table holds at most 4 cells per
-    value; else by one lexsort of all the values by candidate.
+    value; else by one lexsort of all the values by candidate. A zero comes
+    out as 0.0, never -0.0, whichever sort ran.
     """
     n = len(count)
     present = np.flatnonzero(count)
@@ -88,6 +89,7 @@ def order_statistic(candidate, run, value, count, n_runs, method):
         low = (starts + (count - 1) // 2)[present]
         high = (starts + count // 2)[present]
         out[present] = (ordered[low] + ordered[high]) / 2.0
+    out += 0.0  # -0.0 and 0.0 tie in either sort, in either order: always 0.0
     return out
 
 

@@ -101,7 +101,7 @@ def joined_run(fused, name):
         return Run(np.repeat(query_text, sizes), text(doc_id[rows]), score[rows], name)
     out = Run(np.empty(len(doc_id), query_text.dtype), np.empty(len(doc_id), f"U{doc_id.itemsize}"), score.copy(), name)
     ends = np.cumsum(sizes)
-    bounds = np.unique(np.searchsorted(ends, np.arange(0, len(doc_id), PIECE_ROWS // 2), side="right"))
+    bounds = np.unique(np.searchsorted(ends, np.arange(0, len(doc_id), max(PIECE_ROWS // 2, 1)), side="right"))
 
     def deal(first, last):  # the blocks first..last-1 of the output
         low, high = int(ends[first] - sizes[first]), int(ends[last - 1])

@@ -367,6 +367,12 @@ def test_ids_of_wide_numpy_strings_fuse_as_their_text():
     assert as_dict(fused)["q1"] == {"d1": 14.0, "d2": 10.5, "d3": 7.0}
 
 
+def test_an_id_no_trec_file_can_hold_is_named_with_its_run():
+    spaced = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d 5"], "score": [2.0, 1.0]})
+    with pytest.raises(ValueError, match=r"run 1 of runs: the run's doc_id holds 'd 5', with whitespace"):
+        fuse([BM25, spaced])
+
+
 def test_a_document_listed_twice_is_found_in_any_run():
     twice = Run(np.array(["q1"] * 3), np.array(["d5", "d6", "d5"]), np.array([3.0, 2.0, 1.0]), "late")
     with pytest.raises(ValueError, match="run 'late' retrieves document 'd5' twice for query 'q1'"):

@@ -122,3 +122,49 @@ def test_order_statistics_equal_a_loop_over_candidates_in_either_layout(n_runs, 
     for method, statistic in (("max", np.max), ("min", np.min), ("med", np.median)):
         expected = [statistic(value[candidate == c]) if count[c] else 0.0 for c in range(n_candidates)]
         np.testing.assert_array_equal(order_statistic(candidate, run, value, count, n_runs, method), expected)
+
+
+def test_a_zero_fused_by_max_min_or_median_is_positive_whatever_the_sort():
+    # A weight of 0 makes -0.0 of a negative score and 0.0 of a positive one: tied values that an unstable sort
+    # leaves in either order (the table sort, for few runs) or the lexsort keeps (many sparse runs).
+    from sklearn_rankmetrics.fusion._methods import order_statistic
+
+    for n_runs, n_candidates in ((20, 10), (300, 30000)):
+        run = np.repeat(np.arange(n_runs), 5)
+        candidate = np.tile(np.arange(5), n_runs)
+        value = np.where(run % 2, -0.0, 0.0)
+        count = np.bincount(candidate, minlength=n_candidates)
+        for method in ("max", "min", "med"):
+            fused = order_statistic(candidate, run, value, count, n_runs, method)
+            assert not np.signbit(fused).any()
+
+
+def test_a_callable_method_is_called_once_on_every_document(monkeypatch):
+    runs = random_runs(3)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 40)
+    shapes = []
+
+    def centred(scores, ranks):  # depends on the whole table
+        shapes.append(scores.shape)
+        return np.nansum(scores - np.nanmean(scores), axis=1)
+
+    fused = fuse(runs, method=centred)
+    assert len(shapes) == 1 and shapes[0][0] == len(fused.score)
+
+
+@pytest.mark.parametrize("piece_rows", [1, 2, 37])
+def test_a_document_listed_twice_is_named_as_in_the_whole_runs(piece_rows, monkeypatch):
+    runs = random_runs(4)
+    for index, end in ((1, -1), (2, 0)):  # a duplicate in runs 1 and 2: in their last and first queries with 2+ rows
+        run = runs[index]
+        query, counts = np.unique(run.query_id, return_counts=True)
+        rows = np.flatnonzero(run.query_id == query[counts >= 2][end])
+        doc_id = run.doc_id.astype(object)
+        doc_id[rows[1]] = doc_id[rows[0]]
+        runs[index] = Run(run.query_id, doc_id.astype(str), run.score, run.name)
+    with pytest.raises(ValueError) as whole:
+        fuse(runs)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", piece_rows)
+    with pytest.raises(ValueError) as pieced:
+        fuse(runs)
+    assert str(pieced.value) == str(whole.value) and "run 'run1' retrieves document" in str(whole.value)
