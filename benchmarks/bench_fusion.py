@@ -52,6 +52,7 @@ def make_runs(n_queries, n_docs, n_runs, seed=0):
     for index in range(n_runs):
         picks = np.argsort(rng.random((n_queries, 3 * n_docs)), axis=1)[:, :n_docs]
         doc = np.char.add("d", picks.astype(str)).reshape(-1)
+        doc = doc.astype(f"U{int(np.strings.str_len(doc).max())}")  # as wide as the longest, as read_run gives them
         score = -np.sort(-rng.random((n_queries, n_docs)), axis=1).reshape(-1)
         runs.append(Run(query, doc, score, f"run{index}"))
     return runs

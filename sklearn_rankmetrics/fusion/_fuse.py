@@ -168,6 +168,10 @@ def fuse(
     wherever the majority relation is an order, and is defined, without
     depending on input order, where ranx's sort is not.
 
+    Runs of more than about 250,000 rows in all are fused a piece of the
+    queries at a time, the pieces side by side on the library's threads
+    (``RANKMETRICS_NUM_THREADS``): the same fused run, bit for bit.
+
     Under ``ties="average"`` a tie block's documents share the average of
     the ranks they span (RRF gives two documents tied at ranks 1 and 2
     :math:`1 / (k + 1.5)` each); a value learned per position is averaged
