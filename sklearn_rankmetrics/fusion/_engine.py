@@ -153,7 +153,7 @@ def train(spec, lists, relevance, n_relevant):
     """The statistics that the spec's method learns from training rows (None for an unsupervised method)."""
     if spec.trained is None:
         return None
-    rows = prepare(lists, replace(spec, missing=None))  # the positions of the fusion's own ranking
+    rows = prepare(lists, replace(spec, missing=None), scores=False)  # the positions of the fusion's own ranking
     return learn(
         spec.trained,
         rows.lists,

@@ -32,23 +32,25 @@ def learn(kind, lists, ranked, relevance, n_relevant, *, ties, n_segments=None):
     training query).
     """
     training = n_relevant[lists.query] >= 0
-    lists_kept, ranked_kept = lists.take(training), subset(ranked, training)
-    hits = ranked_kept.block_mean((relevance[training] >= 1).astype(np.float64))
-    per_run = lists_per_run(lists_kept, ranked_kept)
+    if not training.all():  # the rows of the training queries (an index array: far faster than a mask)
+        training = np.flatnonzero(training)
+        lists, ranked, relevance = lists.take(training), subset(ranked, training), relevance[training]
+    hits = ranked.block_mean((relevance >= 1).astype(np.float64))
+    per_run = lists_per_run(lists, ranked)
     if kind == "map":
-        return run_map(lists_kept, ranked_kept, relevance[training], n_relevant, ties)
+        return run_map(lists, ranked, relevance, n_relevant, ties)
     if kind == "positions":
-        return position_chances(lists_kept, ranked_kept, hits, per_run)
+        return position_chances(lists, ranked, hits, per_run)
     if kind == "segments":
-        return segment_chances(lists_kept, ranked_kept, hits, per_run, n_segments)
+        return segment_chances(lists, ranked, hits, per_run, n_segments)
     bounds = SEGFUSE_BOUNDS if kind == "segfuse" else BAYES_CUTOFFS
-    chances = fixed_segment_chances(lists_kept, ranked_kept, hits, per_run, bounds)
+    chances = fixed_segment_chances(lists, ranked, hits, per_run, bounds)
     return chances if kind == "segfuse" else log_odds(chances)
 
 
 def subset(ranked, kept):
-    """The ranked rows where ``kept``, their places unchanged (whole lists are kept or dropped)."""
-    block_start = np.zeros(len(kept), dtype=bool)
+    """The ranked rows ``kept`` (increasing indices), their places unchanged (whole lists are kept or dropped)."""
+    block_start = np.zeros(len(ranked.order), dtype=bool)
     block_start[ranked.block_starts] = True
     return Ranked(
         ranked.order[kept],
