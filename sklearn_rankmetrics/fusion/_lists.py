@@ -166,11 +166,11 @@ def runs_table(runs, what="runs", min_runs=2):
 
 def table_of(read, names):
     """Runs as :func:`read_runs` gives them (and their names) as :class:`RunsTable`."""
-    query_id = joined_ids([run.query_id for run in read])
     doc_id = joined_ids([run.doc_id for run in read])
     score = np.concatenate([run.score for run in read]) if read else np.zeros(0)
     run = np.repeat(np.arange(len(read), dtype=np.int32), [len(r.score) for r in read])
-    query_ids, query = query_codes(query_id)
+    query_ids, head_codes, head_sizes = query_blocks([run.query_id for run in read])
+    query = np.repeat(np.concatenate(head_codes), np.concatenate(head_sizes)) if read else np.zeros(0, dtype=np.intp)
     candidate, first_row = candidate_codes(query, doc_id)
     check_listed_once(run, candidate, len(read), (query_ids, query, doc_id, names))
     lists = Lists(run, query, candidate, score, len(read), query[first_row], doc_id)
@@ -202,14 +202,16 @@ def trimmed(ids):
     return np.ascontiguousarray(columns[:, :width]).view(f"S{width}").reshape(-1)
 
 
-def query_codes(query_id):
-    """The sorted distinct query ids and the code of each row (runs list a query's rows together: heads only)."""
-    if not len(query_id):
-        return query_id[:0], np.zeros(0, dtype=np.intp)
-    heads = np.flatnonzero(ids_differ_from_previous(query_id))
-    vocabulary = np.unique(query_id[heads])
-    codes = np.searchsorted(vocabulary, query_id[heads])
-    return vocabulary, np.repeat(codes, np.diff(heads, append=len(query_id)))
+def query_blocks(query_ids):
+    """The sorted distinct query ids of several arrays of them, and each array's blocks: the code and the number of
+    rows of each block of rows of one query. Runs list a query's rows together: only each block's first id is
+    looked up."""
+    heads = [np.flatnonzero(ids_differ_from_previous(ids)) for ids in query_ids]
+    head_ids = [ids[head] for ids, head in zip(query_ids, heads, strict=True)]
+    vocabulary, codes = np.unique(joined_ids(head_ids), return_inverse=True)
+    head_codes = np.split(codes.reshape(-1), np.cumsum([len(head) for head in heads])[:-1])
+    head_sizes = [np.diff(head, append=len(ids)) for ids, head in zip(query_ids, heads, strict=True)]
+    return vocabulary, head_codes, head_sizes
 
 
 def key_bits(query):

@@ -20,7 +20,7 @@ import numpy as np
 from .._core._parallel import map_in_threads
 from ..trec._general_reader import text
 from ..trec._io import Run
-from ._lists import ids_differ_from_previous, joined_ids
+from ._lists import joined_ids, query_blocks
 
 # Rows of a piece: a few MB per array at most, and twenty pieces to share among the threads at 5 million rows
 # (2**17 to 2**19 time alike at 1,000 queries x 1,000 documents x 5 runs; 2**20 and more fault in more memory).
@@ -45,11 +45,7 @@ def query_pieces(runs, piece_rows=None):
     n_rows = sum(len(run.score) for run in runs)
     if n_rows <= piece_rows:
         return [runs]
-    heads = [np.flatnonzero(ids_differ_from_previous(run.query_id)) for run in runs]
-    head_ids = [run.query_id[head] for run, head in zip(runs, heads, strict=True)]
-    vocabulary, head_codes = np.unique(joined_ids(head_ids), return_inverse=True)
-    head_codes = np.split(head_codes, np.cumsum([len(head) for head in heads])[:-1])
-    head_sizes = [np.diff(head, append=len(run.score)) for run, head in zip(runs, heads, strict=True)]
+    vocabulary, head_codes, head_sizes = query_blocks([run.query_id for run in runs])
     codes, sizes = np.concatenate(head_codes), np.concatenate(head_sizes)
     query_rows = np.bincount(codes, sizes, len(vocabulary))
     listed = np.unique(codes, return_index=True)[1]  # each query's first block among the runs' blocks
