@@ -30,11 +30,13 @@ import io
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import best_of
 
 
 def write_collection(folder, n_runs, n_queries, depth, seed=0):
@@ -60,16 +62,6 @@ def write_collection(folder, n_runs, n_queries, depth, seed=0):
             ]
         (folder / "runs" / f"run{run:02d}.txt").write_text("".join(lines))
     return qrels, sorted((folder / "runs").iterdir())
-
-
-def best(function, repeats):
-    """The best wall time of ``repeats`` calls, and the last call's result."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def main():
@@ -100,20 +92,20 @@ def main():
                 with contextlib.redirect_stdout(io.StringIO()):
                     assert trec_eval(["-m", "map", "-m", "ndcg_cut.10", str(qrels), str(run)]) == 0
 
-        reference, _ = best(trec_eval_path, args.repeats)
+        reference = best_of(args.repeats, trec_eval_path)[0]
         rows = [("trec_eval command's path, each run in turn", reference)]
         for test in ("t-test", "randomization"):
-            whole, result = best(
-                lambda test=test: compare_runs(qrels, folder / "runs", metrics=measures, test=test, random_state=0),
+            whole, _, result = best_of(
                 args.repeats,
+                lambda test=test: compare_runs(qrels, folder / "runs", metrics=measures, test=test, random_state=0),
             )
             values = {
                 name: {m: result.per_query[m][name] for m in result.per_query if m != "qid"}
                 for name in result.per_query["map"]
             }
-            statistics, _ = best(
-                lambda values=values, test=test: compare_per_query(values, test=test, random_state=0), args.repeats
-            )
+            statistics = best_of(
+                args.repeats, lambda values=values, test=test: compare_per_query(values, test=test, random_state=0)
+            )[0]
             rows += [
                 (f"compare_runs ({test}), whole call", whole),
                 ("  reading and evaluating the runs", whole - statistics),
@@ -138,7 +130,7 @@ def main():
             with contextlib.redirect_stdout(io.StringIO()):
                 assert rankmetrics([*compare_argv, "--seed", "0"]) == 0
 
-        rows.append(("rankmetrics compare (t-test), in process", best(command, args.repeats)[0]))
+        rows.append(("rankmetrics compare (t-test), in process", best_of(args.repeats, command)[0]))
 
         def processes(argvs):
             for argv in argvs:
@@ -149,8 +141,8 @@ def main():
         ]
         once = [["sklearn_rankmetrics", *compare_argv, "--seed", "0"]]
         rows += [
-            (f"{args.runs} trec_eval processes", best(lambda: processes(each), args.repeats)[0]),
-            ("one rankmetrics compare process (t-test)", best(lambda: processes(once), args.repeats)[0]),
+            (f"{args.runs} trec_eval processes", best_of(args.repeats, lambda: processes(each))[0]),
+            ("one rankmetrics compare process (t-test)", best_of(args.repeats, lambda: processes(once))[0]),
         ]
 
     width = max(len(label) for label, _ in rows)

@@ -27,14 +27,19 @@ ranx takes minutes on them at this size.
 
 import argparse
 import os
+import sys
 import time
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from sklearn_rankmetrics.fusion import fuse
 from sklearn_rankmetrics.trec import Run
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import best_of
 
 DEFAULT_METHODS = ("wsum", "rrf", "mnz", "med", "isr", "rbc", "posfuse")
 PARAMS = {"wsum": {"weights": [0.2] * 5}, "rbc": {"phi": 0.8}}
@@ -96,17 +101,6 @@ def our_call(method, runs, qrels):
         qrels=qrels if method == "posfuse" else None,
         **PARAMS.get(method, {}),
     )
-
-
-def best_of(repeats, call):
-    """The best wall-clock and CPU times of ``repeats`` calls (CPU summed over threads), and the result."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = call()
-        walls.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - start_cpu)
-    return min(walls), min(cpus), result
 
 
 def max_difference(ours, theirs):

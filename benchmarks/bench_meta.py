@@ -23,13 +23,18 @@ before the pairs were streamed).
 """
 
 import argparse
+import sys
 import time
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from sklearn_rankmetrics.meta import discriminative_power, swap_rate
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import best_of
 
 SIZES = (10, 25)
 
@@ -59,16 +64,6 @@ def loop_swap_rate(scores, sizes, n_trials, bin_width, rng):
     return np.array(rates)
 
 
-def best_of(repeats, function):
-    """(the smallest wall time of ``repeats`` calls, the last result)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--systems", type=int, default=300)
@@ -81,10 +76,10 @@ def main():
     n_pairs = args.systems * (args.systems - 1) // 2
     print(f"{args.systems} systems x {args.topics} topics ({n_pairs:,} pairs)")
 
-    ours_time, ours = best_of(
+    ours_time, _, ours = best_of(
         args.repeats, lambda: swap_rate(scores, subset_size=list(SIZES), n_trials=args.trials, random_state=0)
     )
-    loop_time, loop = best_of(
+    loop_time, _, loop = best_of(
         args.repeats, lambda: loop_swap_rate(scores, SIZES, args.trials, 0.01, np.random.default_rng(0))
     )
     print(f"swap_rate, sizes {SIZES}, {args.trials} trials: {ours_time:.2f} s; per-trial loop {loop_time:.2f} s")

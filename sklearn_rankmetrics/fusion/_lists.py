@@ -100,7 +100,7 @@ def read_runs(runs, what="runs", min_runs=2):
                 f"{what} must be a list (or a dict name -> run) of runs; got {type(runs).__name__}."
             ) from None
         names = None
-    read = map_in_threads(lambda index, source: read_run(index, source, what), range(len(sources)), sources)
+    read = map_in_threads(lambda index, source: checked_run(index, source, what), range(len(sources)), sources)
     if len(read) < min_runs:
         raise ValueError(f"{what} holds {len(read)} run(s); fusion needs at least {min_runs}.")
     if names is None:
@@ -108,7 +108,7 @@ def read_runs(runs, what="runs", min_runs=2):
     return read, names
 
 
-def read_run(index, source, what):
+def checked_run(index, source, what):
     """Run ``index`` of ``what`` as a checked Run with byte-string ids."""
     if isinstance(source, Run):  # read_run's str ids: to bytes at memory speed where they are ASCII
         source = Run(ascii_bytes(source.query_id), ascii_bytes(source.doc_id), source.score, source.name)
@@ -280,14 +280,18 @@ def ids_differ_from_previous(ids):
         return differs_from_previous(ids)
     differs = np.zeros(len(ids), dtype=bool)
     differs[0] = True
-    for word in id_words(np.ascontiguousarray(ids)):
+    for word in overlapping_words(np.ascontiguousarray(ids)):
         differs[1:] |= word[1:] != word[:-1]
     return differs
 
 
-def id_words(ids):
+def overlapping_words(ids):
     """Views of fixed-width byte-string ids as unsigned integers, one per id in each view, that together cover
-    every byte of each id (they may overlap): two ids are equal when all their words are. No copy is made."""
+    every byte of each id (they may overlap): two ids of the array are equal when all their words are.
+
+    No copy is made, unlike :func:`~sklearn_rankmetrics._core._query_ids.id_words`'s zero-padded words; the
+    words depend on the array's width, so they compare the ids of one array only.
+    """
     width = ids.dtype.itemsize
     if width in (1, 2, 4, 8):
         return [ids.view(f"u{width}")]
@@ -302,7 +306,7 @@ def id_word(ids, *, ordered=False):
     """Fixed-width byte-string ids of at most 8 bytes as one 64-bit integer each, equal only for equal ids; None for
     other ids.
 
-    Built from the words of :func:`id_words`, read in place. ``ordered``:
+    Built from the words of :func:`overlapping_words`, read in place. ``ordered``:
     integers in the ids' own order (the bytes big-endian, zero padded), to
     sort by; else in any order, to compare and hash.
     """
@@ -310,7 +314,7 @@ def id_word(ids, *, ordered=False):
         return None
     ids = np.ascontiguousarray(ids)
     width = ids.dtype.itemsize
-    words = id_words(ids)
+    words = overlapping_words(ids)
     size = words[0].dtype.itemsize
     if ordered:  # each byte at its place in an 8-byte big-endian word: the overlapping bytes agree
         first, last = (word.view(f">u{size}").astype(np.uint64) for word in (words[0], words[-1]))

@@ -28,7 +28,7 @@ def learn(kind, lists, ranked, relevance, n_relevant, *, ties, n_segments=None):
 
     ``lists`` and ``ranked``: the training runs' rows in rank order;
     ``relevance``: the judgement of each row's document; ``n_relevant``: the
-    number of relevant documents of each query (None: the query is not a
+    number of relevant documents of each query (-1: the query is not a
     training query).
     """
     training = n_relevant[lists.query] >= 0
