@@ -16,7 +16,7 @@ from ._methods import fused_scores
 from ._names import METHODS, method_name, method_params, normalization_name
 from ._normalize import check_missing, fill_values, filled_rows, normalized_scores
 from ._ties import TIES, rank_lists
-from ._training import learn
+from ._training import TrainingRows, learn
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,8 @@ def prepare(lists, spec, *, scores=True):
     ``scores=False``: for a method that reads only the ranks, the raw scores,
     unnormalised and unfilled (but an inverted min-max, which ranks anew).
     """
+    if spec.ties != "trec_eval":  # only trec_eval's order of ties reads the document ids: no copies to carry
+        lists = replace(lists, doc=None)
     ranked = rank_lists(lists, ties=spec.ties)
     if not ranked.in_input_order:
         lists = lists.take(ranked.order)
@@ -150,19 +152,28 @@ def reads_scores(spec):
 
 
 def train(spec, lists, relevance, n_relevant):
-    """The statistics that the spec's method learns from training rows (None for an unsupervised method)."""
+    """The statistics that the spec's method learns from training rows (None for an unsupervised method).
+
+    ``relevance``: the judgement of each candidate; ``n_relevant``: the
+    number of relevant documents of each query (-1: not a training query).
+    """
     if spec.trained is None:
         return None
-    rows = prepare(lists, replace(spec, missing=None), scores=False)  # the positions of the fusion's own ranking
-    return learn(
-        spec.trained,
-        rows.lists,
-        rows.ranked,
-        relevance[rows.lists.candidate],
-        n_relevant,
-        ties=spec.ties,
-        n_segments=spec.params.get("n_segments"),
+    return learned(spec, training_rows(spec, lists, relevance, n_relevant), n_relevant)
+
+
+def training_rows(spec, lists, relevance, n_relevant):
+    """The :class:`~._training.TrainingRows` of ``lists``: in the positions of the fusion's own ranking."""
+    rows = prepare(lists, replace(spec, missing=None), scores=False)
+    relevance = relevance[rows.lists.candidate]
+    return TrainingRows.of(
+        rows.lists, rows.ranked, relevance, n_relevant, ties=spec.ties, for_map=spec.trained == "map"
     )
+
+
+def learned(spec, rows, n_relevant):
+    """What the spec's method learns from :class:`~._training.TrainingRows`."""
+    return learn(spec.trained, rows, n_relevant, ties=spec.ties, n_segments=spec.params.get("n_segments"))
 
 
 def fuse_lists(lists, spec, weights, trained):

@@ -20,7 +20,10 @@ import numpy as np
 from .._core._parallel import map_in_threads
 from ..trec._general_reader import text
 from ..trec._io import Run
-from ._lists import joined_ids, query_blocks
+from ._engine import training_rows
+from ._judgements import judged_candidates
+from ._lists import joined_ids, query_blocks, table_of
+from ._training import TrainingRows
 
 # Rows of a piece: a few MB per array at most, and twenty pieces to share among the threads at 5 million rows
 # (2**17 to 2**19 time alike at 1,000 queries x 1,000 documents x 5 runs; 2**20 and more fault in more memory).
@@ -75,6 +78,53 @@ def run_pieces(run, piece_of_head, head_sizes, n_pieces):
         bounds = np.searchsorted(piece_of_row[order], np.arange(n_pieces + 1))
         pieces = [order[start:stop] for start, stop in itertools.pairwise(bounds)]
     return [Run(run.query_id[rows], run.doc_id[rows], run.score[rows], run.name) for rows in pieces]
+
+
+def in_pieces(function, pieces, whole):
+    """``function`` of each piece, on the library's threads.
+
+    Where a piece raises a ValueError (a run or the qrels naming a document
+    twice), ``whole()`` raises the error the whole runs give, whatever piece
+    failed first, so that the message never depends on the runs' size.
+    """
+    try:
+        return map_in_threads(function, pieces)
+    except ValueError:
+        if len(pieces) > 1:
+            try:
+                whole()
+            except ValueError as error:
+                raise error from None
+        raise
+
+
+def piece_tables(read, names, pieces):
+    """The :class:`~._lists.RunsTable` of each piece of the runs ``read`` (named ``names``)."""
+    return in_pieces(lambda piece: table_of(piece, names), pieces, lambda: table_of(read, names))
+
+
+def training_in_pieces(spec, tables, qrels, whole):
+    """The :class:`~._training.TrainingRows` of the pieces' tables, joined in the whole's order (queries coded as
+    the whole codes them, by sorted id), and each query's number of relevant documents (-1: no training query).
+
+    The whole's order makes every learned statistic the same, bit for bit,
+    as learned from the runs uncut. ``whole()`` raises the error of the
+    whole runs' judgements where a piece's fail.
+    """
+
+    def piece_rows(table):
+        relevance, n_relevant = judged_candidates(table, qrels)
+        return training_rows(spec, table.lists, relevance, n_relevant), n_relevant[: len(table.query_ids)]
+
+    parts = in_pieces(piece_rows, tables, whole)
+    query_ids = joined_ids([table.query_ids for table in tables])
+    code = np.empty(len(query_ids), dtype=np.intp)
+    code[np.argsort(query_ids, kind="stable")] = np.arange(len(query_ids))  # each query in one piece: distinct ids
+    piece_codes = np.split(code, np.cumsum([len(table.query_ids) for table in tables])[:-1])
+    n_relevant = np.full(max(len(query_ids), 1), -1, dtype=np.int64)
+    for (_, counts), codes in zip(parts, piece_codes, strict=True):
+        n_relevant[codes] = counts
+    return TrainingRows.joined([rows for rows, _ in parts], piece_codes, len(query_ids)), n_relevant
 
 
 def joined_run(fused, name):

@@ -1,16 +1,20 @@
 """Large fusions run a piece of the queries at a time, on threads: the same fused run, bit for bit."""
 
+from dataclasses import astuple
+
 import numpy as np
 import pytest
 
 import sklearn_rankmetrics.fusion._pieces as pieces_module
 from sklearn_rankmetrics.fusion import fuse
+from sklearn_rankmetrics.fusion._fuse import by_descending_id
 from sklearn_rankmetrics.fusion._lists import candidate_codes, exact_candidate_codes, id_word, read_runs
-from sklearn_rankmetrics.trec import Run
+from sklearn_rankmetrics.trec import Qrels, Run
 
 UNSUPERVISED = (
     "sum mnz anz max min med gmnz wsum wmnz mixed isr log_isr logn_isr rrf rbc bordafuse w_bordafuse condorcet"
 ).split()
+SUPERVISED = "mapfuse posfuse probfuse segfuse slidefuse bayesfuse".split()
 
 
 def random_runs(seed, n_runs=3, n_queries=40):
@@ -57,6 +61,12 @@ def test_piece_by_piece_fusion_is_the_whole_fusion_bit_for_bit(seed, monkeypatch
         dict(method="posfuse", qrels={f"q{q}": {f"d{d}": int(d % 3 == 0) for d in range(30)} for q in range(20)}),
         dict(method="probfuse", qrels={f"q{q}": {f"d{d}": 1 for d in range(5)} for q in range(40)}, n_segments=4),
         dict(method=lambda scores, ranks: np.nansum(scores, axis=1) - np.nanmin(ranks, axis=1)),
+    ]
+    # Supervised methods learn sums over the training queries: from the pieces' rows put in the whole's order.
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in range(0, 60, 3)} for q in range(0, 40, 2)}
+    cases += [dict(method=method, qrels=qrels) for method in SUPERVISED]
+    cases += [
+        dict(method=method, qrels=qrels, train_runs=random_runs(seed + 10), ties="trec_eval") for method in SUPERVISED
     ]
     whole = [fuse(runs, **case) for case in cases]
     monkeypatch.setattr(pieces_module, "PIECE_ROWS", 50)
@@ -168,3 +178,35 @@ def test_a_document_listed_twice_is_named_as_in_the_whole_runs(piece_rows, monke
     with pytest.raises(ValueError) as pieced:
         fuse(runs)
     assert str(pieced.value) == str(whole.value) and "run 'run1' retrieves document" in str(whole.value)
+
+
+@pytest.mark.parametrize("piece_rows", [1, 37])
+def test_a_document_judged_or_listed_twice_in_training_is_named_as_in_the_whole_runs(piece_rows, monkeypatch):
+    runs, train_runs = random_runs(5), random_runs(6)
+    query = np.array(["q3", "q3", "q30", "q30", "q1"])  # two queries judge a document twice
+    qrels = Qrels(query, np.array(["d1", "d1", "d2", "d2", "d9"]), np.array([1, 0, 1, 1, 2]))
+    doubled = Run(*(np.concatenate((column, column[:1])) for column in astuple(train_runs[1])[:3]), "run1")
+    errors = []
+    for size in (None, piece_rows):
+        if size is not None:
+            monkeypatch.setattr(pieces_module, "PIECE_ROWS", size)
+        for case in (dict(qrels=qrels), dict(qrels=qrels, train_runs=[train_runs[0], doubled, train_runs[2]])):
+            with pytest.raises(ValueError) as error:
+                fuse(runs, method="posfuse", **case)
+            errors.append(str(error.value))
+    assert errors[:2] == errors[2:]
+    assert "judge document 'd1' of query 'q3' twice" in errors[0] and "retrieves document" in errors[1]
+
+
+@pytest.mark.parametrize("width", range(1, 9))
+def test_ids_sorted_descending_as_by_an_argsort_at_every_width(width):
+    rng = np.random.default_rng(width)
+    for shared in (0, max(width - 2, 0), width - 1):  # ids differing in every byte, or in their last bytes only
+        raw = rng.integers(33, 127, (3000, width)).astype(np.uint8)
+        raw[:, :shared] = 65
+        raw[np.arange(width)[None, :] >= rng.integers(1, width + 1, 3000)[:, None]] = 0  # shorter ids
+        ids = raw.view(f"S{width}").reshape(-1)
+        doc = id_word(ids, ordered=True)
+        order = by_descending_id(doc)
+        np.testing.assert_array_equal(ids[order], ids[np.argsort(~doc, kind="stable")])
+        assert sorted(order) == list(range(len(ids)))
