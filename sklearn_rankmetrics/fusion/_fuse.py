@@ -8,7 +8,16 @@ from ..trec._judging import trec_order
 from ..trec._sources import InputError, as_qrels, shown
 from ._engine import fuse_lists, fuse_table, fusion_spec, learned, prepare
 from ._judgements import judged_candidates
-from ._lists import RunsTable, check_table, id_word, key_bits, read_runs, sorted_by_query_and_key, table_of
+from ._lists import (
+    RunsTable,
+    check_table,
+    descending_spans,
+    id_word,
+    key_bits,
+    read_runs,
+    sorted_by_query_and_key,
+    table_of,
+)
 from ._pieces import in_pieces, joined_run, piece_tables, query_pieces, training_in_pieces
 
 
@@ -291,8 +300,11 @@ def fused_order(query, score, doc):
     One packed sort (:func:`sorted_by_query_and_key`) by query and the
     leading bits of the descending score's order-preserving integer. Only
     the rows whose leading bits tie (tied scores, mostly) are re-sorted
-    exactly. ``doc`` as :func:`sortable_ids` gives it; other ids (or billions
-    of rows) take :func:`~sklearn_rankmetrics.trec._judging.trec_order`.
+    exactly; where each query's candidates are numbered by descending id
+    (:func:`~._lists.candidate_codes` numbers short ids so), the sort's last
+    key, the candidate, has put those of equal scores in that order already.
+    ``doc`` as :func:`sortable_ids` gives it; other ids (or billions of rows)
+    take :func:`~sklearn_rankmetrics.trec._judging.trec_order`.
     """
     n = len(score)
     if doc.dtype != np.uint64 or key_bits(query) < 16:
@@ -313,26 +325,31 @@ def fused_order(query, score, doc):
         spots = np.flatnonzero(in_run)
         run_id = np.cumsum(~np.concatenate(([False], same))[spots])
         moved = order[spots]
-        order[spots] = moved[tied_order(run_id, score[moved], doc[moved])]
+        same_query = query[1:] == query[:-1]
+        numbered = np.all(np.where(same_query, doc[1:] < doc[:-1], query[1:] > query[:-1]))  # by query, descending id
+        order[spots] = moved[tied_order(run_id, score[moved], doc[moved], by_doc=not numbered)]
     return order
 
 
-def tied_order(run_id, score, doc):
+def tied_order(run_id, score, doc, *, by_doc=True):
     """The order of rows grouped in runs (``run_id``, non-decreasing) by descending score, then descending document
     id within each run (the documents of a run distinct).
 
     Nearly every run holds equal scores only: the rows are sorted by
-    descending document id (:func:`by_descending_id`), then stably by run in
-    one ``np.sort`` of the run in the high bits and the place in the low.
-    The runs whose scores differ are then re-sorted exactly.
+    descending document id (:func:`by_descending_id`; ``by_doc=False``: the
+    rows of each run are in that order already), then stably by run in one
+    ``np.sort`` of the run in the high bits and the place in the low. The
+    runs whose scores differ are then re-sorted exactly.
     """
-    by_doc = by_descending_id(doc)
-    place_bits = max((len(run_id) - 1).bit_length(), 1)
-    key = run_id[by_doc].astype(np.uint64) << np.uint64(place_bits)
-    key |= np.arange(len(run_id), dtype=np.uint64)
-    key.sort()
-    key &= np.uint64(2**place_bits - 1)
-    order = by_doc[key.astype(np.intp)]
+    order = np.arange(len(run_id))
+    if by_doc:
+        order = by_descending_id(doc)
+        place_bits = max((len(run_id) - 1).bit_length(), 1)
+        key = run_id[order].astype(np.uint64) << np.uint64(place_bits)
+        key |= np.arange(len(run_id), dtype=np.uint64)
+        key.sort()
+        key &= np.uint64(2**place_bits - 1)
+        order = order[key.astype(np.intp)]
     mixed = np.zeros(int(run_id[-1]) + 1, dtype=bool)
     mixed[run_id[1:][(run_id[1:] == run_id[:-1]) & (score[1:] != score[:-1])]] = True
     if mixed.any():
@@ -344,22 +361,18 @@ def tied_order(run_id, score, doc):
 def by_descending_id(doc):
     """The rows by descending id, ``doc`` as :func:`sortable_ids` gives it (integers).
 
-    One ``np.sort`` of each id's distance below the largest beside the row
-    (3 times faster than an argsort) where those distances, without the low
-    bits that are zero in all, fit beside the row (short ids, or ids that
-    differ in their last few bytes only). An argsort otherwise.
+    One ``np.sort`` of the ids' :func:`~._lists.descending_spans` beside the
+    row (3 times faster than an argsort) where they fit (short ids, or ids
+    that differ in their last few bytes only). An argsort otherwise.
     """
     row_bits = max((len(doc) - 1).bit_length(), 1)
-    below = doc.max() - doc
-    common = int(np.bitwise_or.reduce(below))
-    zeros = (common & -common).bit_length() - 1 if common else 0  # the low bits zero in every distance
-    if (int(below.max()) >> zeros).bit_length() + row_bits > 64:
+    spans = descending_spans(doc, 64 - row_bits)
+    if spans is None:
         return np.argsort(~doc)
-    below >>= np.uint64(zeros)
-    below <<= np.uint64(row_bits)
-    below |= np.arange(len(doc), dtype=np.uint64)
-    below.sort()
-    return (below & np.uint64(2**row_bits - 1)).astype(np.intp)
+    spans <<= np.uint64(row_bits)
+    spans |= np.arange(len(doc), dtype=np.uint64)
+    spans.sort()
+    return (spans & np.uint64(2**row_bits - 1)).astype(np.intp)
 
 
 def sortable_ids(ids):

@@ -246,31 +246,62 @@ def sorted_by_query_and_key(query, key):
 def candidate_codes(query, doc_id):
     """A code per distinct (query, document) pair, numbered by query, and the first row of each code.
 
-    One packed sort (:func:`sorted_by_query_and_key`) by query code and a
-    hash of the document: equal pairs then lie side by side; each row is
-    checked to hold its group's document, and the groups where a hash
-    collided are split exactly.
+    One packed sort (:func:`sorted_by_query_and_key`) by query and a key of
+    the document: equal pairs then lie side by side. Short ids (see
+    :func:`descending_spans`) are their own key, exactly, so each query's
+    candidates are numbered by descending id (trec_eval's order of tied
+    scores, which :func:`~._fuse.fused_order` then has for free); other ids
+    are hashed, each row is checked to hold its group's document, and the
+    groups where a hash collided are split exactly.
     """
     n = len(query)
     if not n:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
     if key_bits(query) < 16:  # pragma: no cover - billions of rows: an exact sort
         return exact_candidate_codes(query, doc_id)
+    spans = descending_spans(id_word(doc_id, ordered=True), key_bits(query))
+    if spans is not None:
+        spans <<= np.uint64(64 - key_bits(query))  # the key's leading bits: all of it
+        rows, packed = sorted_by_query_and_key(query, spans)
+        return grouped_codes(rows, differs_from_previous(packed))
     # Ids of at most 8 bytes are one word each: hashed from it, and compared by it below.
     word = id_word(doc_id)
     hashed = id_hash(doc_id) if word is None else word * np.uint64(GOLDEN)
     rows, packed = sorted_by_query_and_key(query, hashed)
     starts = differs_from_previous(packed)
     del packed
-    group = np.cumsum(starts) - 1
-    first = rows[np.flatnonzero(starts)]  # an index array: far faster than a mask of random rows
     collided = differs_from_previous(word[rows]) if word is not None else ids_differ_from_previous(doc_id[rows])
     collided &= ~starts
-    if collided.any():  # distinct documents of a query whose hashes agree in their kept bits: split those groups
-        group, first = split_collisions(group, first, rows, collided, query, doc_id)
+    if not collided.any():
+        return grouped_codes(rows, starts)
+    # Distinct documents of a query whose hashes agree in their kept bits: split those groups.
+    group, first = split_collisions(np.cumsum(starts) - 1, rows[np.flatnonzero(starts)], rows, collided, query, doc_id)
     candidate = np.empty(n, dtype=np.intp)
     candidate[rows] = group
     return candidate, first
+
+
+def grouped_codes(rows, starts):
+    """The code of each row and the first row of each code, from the rows in sorted order and where groups start."""
+    first = rows[np.flatnonzero(starts)]  # an index array: far faster than a mask of random rows
+    candidate = np.empty(len(rows), dtype=np.intp)
+    candidate[rows] = np.cumsum(starts) - 1
+    return candidate, first
+
+
+def descending_spans(word, bits):
+    """Ordered id words (:func:`id_word`) as their distances below the largest, shifted right past the low bits that
+    are zero in all: integers below ``2**bits``, in descending order of the ids. None where there are no words or the
+    distances need more than ``bits`` bits (ids longer than a few bytes that differ early)."""
+    if word is None:
+        return None
+    word = word.max() - word
+    common = int(np.bitwise_or.reduce(word))
+    zeros = (common & -common).bit_length() - 1 if common else 0  # the low bits zero in every distance
+    if (int(word.max()) >> zeros).bit_length() > bits:
+        return None
+    word >>= np.uint64(zeros)
+    return word
 
 
 def ids_differ_from_previous(ids):

@@ -210,3 +210,15 @@ def test_ids_sorted_descending_as_by_an_argsort_at_every_width(width):
         order = by_descending_id(doc)
         np.testing.assert_array_equal(ids[order], ids[np.argsort(~doc, kind="stable")])
         assert sorted(order) == list(range(len(ids)))
+
+
+def test_short_ids_number_each_querys_candidates_by_descending_id():
+    query = np.repeat(np.arange(3), 4)
+    doc = np.array([b"d2", b"d10", b"d2", b"e", b"a", b"b", b"a", b"c", b"z9", b"z1", b"z10", b"z9"])
+    codes, first = candidate_codes(query, doc)
+    expected, _ = exact_candidate_codes(query, doc)
+    assert len(np.unique(codes)) == len(np.unique(expected))
+    for group in np.unique(expected):  # the same groups
+        assert len(np.unique(codes[expected == group])) == 1
+    listed = doc[first]
+    assert list(listed) == [b"e", b"d2", b"d10", b"c", b"b", b"a", b"z9", b"z10", b"z1"]
