@@ -284,18 +284,23 @@ NOT_IN_IDS = bytes(range(33))
 
 
 def checked_fixed_width(ids, what):
-    """Fixed-width byte-string ids, checked: each a nonempty run of bytes above 32 (its zero padding aside).
+    """Fixed-width byte-string ids (nonempty, C-contiguous), checked: each a nonempty run of bytes above 32 (its zero
+    padding aside).
 
-    Three passes over the bytes, each cheap (a run's ids pass in a small
+    A few passes over the bytes, each cheap (a run's ids pass in a small
     fraction of the time reading them takes): no byte in 1..32 (the least
-    byte less 1, wrapping 0 around to 255), no id empty, and no NUL
-    inside one (as many nonzero bytes as the ids' lengths add up to).
+    byte less 1, wrapping 0 around to 255); every id's first byte nonzero;
+    and no NUL inside one: a nonzero byte after a zero starts an id (as
+    many of them as ids that follow a padded one), never its middle.
     """
     flat = ids.view(np.uint8).reshape(-1)
-    lengths = np.strings.str_len(ids)  # up to the zero padding
-    if (flat - np.uint8(1)).min() >= 32 and lengths.min() > 0 and np.count_nonzero(flat) == lengths.sum():
-        return ids
     matrix = flat.reshape(len(ids), ids.dtype.itemsize)
+    if (flat - np.uint8(1)).min() >= 32 and matrix[:, 0].all():
+        zero = flat == 0
+        after_zero = np.count_nonzero(zero[:-1] > zero[1:]) if ids.dtype.itemsize > 1 else 0
+        if after_zero == np.count_nonzero(zero.reshape(matrix.shape)[:-1, -1]):
+            return ids
+    lengths = np.strings.str_len(ids)  # up to the zero padding
     good = (lengths > 0) & (np.count_nonzero(matrix > 32, axis=1) == lengths)
     raise bad_id(ids[np.flatnonzero(~good)[0]], what)
 

@@ -381,3 +381,25 @@ def test_numbers_with_underscores_are_refused_as_trec_eval_reads_them_otherwise(
     (tmp_path / "run").write_text(run)
     with pytest.raises(ValueError, match=named):
         evaluate_run(tmp_path / "qrels", tmp_path / "run", ["map"])
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4])
+def test_fixed_width_ids_are_accepted_exactly_when_each_is_a_run_of_printable_bytes_then_padding(width):
+    # Every array of one to three ids of these bytes: NUL (padding, or inside an id), a control byte, a letter.
+    import itertools
+
+    from sklearn_rankmetrics.trec._sources import checked_fixed_width
+
+    cells = list(itertools.product([0, 10, 65], repeat=width))
+    for n_ids in (1, 2, 3) if width <= 2 else (1, 2):
+        for ids in itertools.product(cells, repeat=n_ids):
+            valid = all(
+                id_[0] != 0 and 10 not in id_ and all(a != 0 or b == 0 for a, b in itertools.pairwise(id_))
+                for id_ in ids
+            )
+            array = np.array(ids, dtype=np.uint8).view(f"S{width}").reshape(-1)
+            if valid:
+                assert checked_fixed_width(array, "doc_id") is array
+            else:
+                with pytest.raises(ValueError, match="doc_id holds"):
+                    checked_fixed_width(array, "doc_id")
