@@ -291,7 +291,8 @@ def fused_rows(table, fused, depth):
         starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
         position = np.arange(len(order)) - np.repeat(starts, np.diff(starts, append=len(order)))
         order, codes = order[position < depth], codes[position < depth]
-    return table.query_ids, table.candidate_doc[order], fused[order], np.bincount(codes, minlength=len(table.query_ids))
+    doc_id = np.take(table.candidate_doc, order)  # take: twice as fast as indexing for byte strings
+    return table.query_ids, doc_id, fused[order], np.bincount(codes, minlength=len(table.query_ids))
 
 
 def fused_order(query, score, doc):

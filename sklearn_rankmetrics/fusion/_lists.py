@@ -174,7 +174,7 @@ def table_of(read, names):
     candidate, first_row = candidate_codes(query, doc_id)
     check_listed_once(run, candidate, len(read), (query_ids, query, doc_id, names))
     lists = Lists(run, query, candidate, score, len(read), query[first_row], doc_id)
-    return RunsTable(lists, query_ids, doc_id[first_row], names)
+    return RunsTable(lists, query_ids, np.take(doc_id, first_row), names)  # take: twice as fast for byte strings
 
 
 def joined_ids(arrays):

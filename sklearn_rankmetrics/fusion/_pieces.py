@@ -157,7 +157,7 @@ def joined_run(fused, name):
         rows = np.repeat(starts[first:last] - (ends[first:last] - block_sizes - low), block_sizes)
         rows += np.arange(high - low, dtype=rows.dtype)
         out.query_id[low:high] = np.repeat(query_text[first:last], block_sizes)
-        out.doc_id[low:high] = text(doc_id[rows])
+        out.doc_id[low:high] = text(np.take(doc_id, rows))  # take: twice as fast as indexing for byte strings
         out.score[low:high] = score[rows]
 
     map_in_threads(deal, bounds, np.append(bounds[1:], len(sizes)))
