@@ -9,6 +9,7 @@ import sklearn_rankmetrics.fusion._pieces as pieces_module
 from sklearn_rankmetrics.fusion import fuse
 from sklearn_rankmetrics.fusion._fuse import by_descending_id
 from sklearn_rankmetrics.fusion._lists import candidate_codes, exact_candidate_codes, id_word, read_runs
+from sklearn_rankmetrics.fusion._methods import merge_network, sort_columns
 from sklearn_rankmetrics.trec import Qrels, Run
 
 UNSUPERVISED = (
@@ -222,3 +223,23 @@ def test_short_ids_number_each_querys_candidates_by_descending_id():
         assert len(np.unique(codes[expected == group])) == 1
     listed = doc[first]
     assert list(listed) == [b"e", b"d2", b"d10", b"c", b"b", b"a", b"z9", b"z10", b"z1"]
+
+
+@pytest.mark.parametrize("n", range(1, 11))
+def test_the_merge_network_sorts_any_items(n):
+    # The 0-1 principle: a comparator network that sorts every sequence of 0s and 1s sorts every sequence.
+    bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    table = bits.T.astype(np.float64)
+    for upper, lower in merge_network(n):
+        assert upper < lower
+        table[[upper, lower]] = np.sort(table[[upper, lower]], axis=0)
+    np.testing.assert_array_equal(table, np.sort(bits.T, axis=0))
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 5, 8, 9, 13])
+def test_columns_sorted_as_by_numpy(n_rows):
+    rng = np.random.default_rng(n_rows)
+    table = np.where(rng.random((n_rows, 500)) < 0.3, np.inf, rng.integers(-3, 4, (n_rows, 500)) * 0.5)
+    expected = np.sort(table, axis=0)
+    sort_columns(table)
+    np.testing.assert_array_equal(table, expected)
