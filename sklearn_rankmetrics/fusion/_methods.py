@@ -71,10 +71,13 @@ def order_statistic(candidate, run, value, count, n_runs, method):
     zero comes out as 0.0, never -0.0, whichever sort ran.
     """
     n = len(count)
-    present = np.flatnonzero(count)
+    present = slice(None) if count.all() else np.flatnonzero(count)  # the candidates of runs: all (a view)
     if n * n_runs <= 4 * len(value) + 2**16:
         table = np.full((n_runs, n), np.inf)
-        table[run, candidate] = value
+        cell = run.astype(np.intp)
+        cell *= n
+        cell += candidate
+        table.reshape(-1)[cell] = value  # a flat index: 4 times faster than a pair of index arrays
         sort_columns(table)
         ordered, first, step = table.reshape(-1), np.arange(n), n  # a candidate's i-th value at first + i * n
     else:
