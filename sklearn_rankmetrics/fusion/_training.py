@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._core._numpy_ops import positions_in_segments
 from .._core._parallel import map_in_threads
 from ..metrics._precision import mean_average_precision_score
 
@@ -72,24 +73,36 @@ class TrainingRows:
         codes to the whole's) as the whole's: list after list by run, then query, so that every statistic adds the
         same numbers in the same order.
 
-        Each piece's rows are written, on the library's threads, at their
-        places in the whole: their list's start plus their position.
+        The lists' sizes give each row's run, query and position in the
+        whole; each piece's values (hits, and MAPFuse's) are written, on the
+        library's threads, at their places: their list's start plus their
+        position.
         """
         if len(parts) == 1:
             return replace(parts[0], query=codes[0][parts[0].query])
-        sizes = np.zeros(parts[0].n_runs * n_queries, dtype=np.intp)
+        sizes = np.zeros(parts[0].n_runs * n_queries, dtype=np.intp)  # of each list, by run, then query
         for part, code in zip(parts, codes, strict=True):
             head = np.flatnonzero(part.position == 0)
             sizes[part.run[head].astype(np.intp) * n_queries + code[part.query[head]]] = part.list_size[head]
+        listed = np.flatnonzero(sizes)
+        list_sizes = sizes[listed]
+        n_rows = int(list_sizes.sum())
+        whole = cls(
+            np.repeat((listed // n_queries).astype(parts[0].run.dtype), list_sizes),
+            np.repeat(listed % n_queries, list_sizes),
+            positions_in_segments(np.cumsum(list_sizes) - list_sizes, n_rows),
+            np.repeat(list_sizes, list_sizes),
+            np.empty(n_rows),
+            parts[0].n_runs,
+        )
+        if parts[0].key is not None:
+            whole.relevant, whole.key = np.empty(n_rows, dtype=bool), np.empty(n_rows)
         starts = np.cumsum(sizes) - sizes
-        fields = parts[0].arrays().items()
-        whole = replace(parts[0], **{name: np.empty(sizes.sum(), array.dtype) for name, array in fields})
 
         def place(part, code):
-            query = code[part.query]
-            at = starts[part.run.astype(np.intp) * n_queries + query] + part.position
-            for name, array in replace(part, query=query).arrays().items():
-                getattr(whole, name)[at] = array
+            at = starts[part.run.astype(np.intp) * n_queries + code[part.query]] + part.position
+            for name in ("hits", "relevant", "key") if part.key is not None else ("hits",):
+                getattr(whole, name)[at] = getattr(part, name)
 
         map_in_threads(place, parts, codes)
         return whole
