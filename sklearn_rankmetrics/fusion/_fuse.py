@@ -379,7 +379,7 @@ def by_descending_id(doc):
 def sortable_ids(ids):
     """Byte-string ids as integers in the same order where they fit in 8 bytes (sorting integers is many times faster
     than sorting strings); other ids as they are."""
-    word = id_word(ids, ordered=True)
+    word = id_word(ids)
     return ids if word is None else word
 
 

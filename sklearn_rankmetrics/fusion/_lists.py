@@ -257,15 +257,16 @@ def candidate_codes(query, doc_id):
     n = len(query)
     if not n:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    if key_bits(query) < 16:  # pragma: no cover - billions of rows: an exact sort
+    bits = key_bits(query)
+    if bits < 16:  # pragma: no cover - billions of rows: an exact sort
         return exact_candidate_codes(query, doc_id)
-    spans = descending_spans(id_word(doc_id, ordered=True), key_bits(query))
+    word = id_word(doc_id)  # ids of at most 8 bytes as one integer each
+    spans = descending_spans(word, bits)
     if spans is not None:
-        spans <<= np.uint64(64 - key_bits(query))  # the key's leading bits: all of it
+        spans <<= np.uint64(64 - bits)  # the key's leading bits: all of it
         rows, packed = sorted_by_query_and_key(query, spans)
         return grouped_codes(rows, differs_from_previous(packed))
-    # Ids of at most 8 bytes are one word each: hashed from it, and compared by it below.
-    word = id_word(doc_id)
+    # Other ids of at most 8 bytes are hashed from their word, and compared by it below.
     hashed = id_hash(doc_id) if word is None else word * np.uint64(GOLDEN)
     rows, packed = sorted_by_query_and_key(query, hashed)
     starts = differs_from_previous(packed)
@@ -333,13 +334,12 @@ def overlapping_words(ids):
     return [np.ndarray(len(ids), dtype=f"u{size}", buffer=ids, offset=offset, strides=width) for offset in offsets]
 
 
-def id_word(ids, *, ordered=False):
-    """Fixed-width byte-string ids of at most 8 bytes as one 64-bit integer each, equal only for equal ids; None for
-    other ids.
+def id_word(ids):
+    """Fixed-width byte-string ids of at most 8 bytes as one 64-bit integer each, in the ids' own order (the bytes
+    big-endian, zero padded): equal only for equal ids, to compare, hash and sort by. None for other ids.
 
-    Built from the words of :func:`overlapping_words`, read in place. ``ordered``:
-    integers in the ids' own order (the bytes big-endian, zero padded), to
-    sort by; else in any order, to compare and hash.
+    Built from the words of :func:`overlapping_words`, read in place: each
+    byte at its place in the 8-byte word (the overlapping bytes agree).
     """
     if ids.dtype.kind != "S" or ids.dtype.itemsize > 8 or not len(ids):
         return None
@@ -347,16 +347,11 @@ def id_word(ids, *, ordered=False):
     width = ids.dtype.itemsize
     words = overlapping_words(ids)
     size = words[0].dtype.itemsize
-    if ordered:  # each byte at its place in an 8-byte big-endian word: the overlapping bytes agree
-        first, last = (word.view(f">u{size}").astype(np.uint64) for word in (words[0], words[-1]))
-        first <<= np.uint64(8 * (8 - size))
-        last <<= np.uint64(8 * (8 - width))
-        first |= last
-        return first
-    word = words[0].astype(np.uint64)
-    if len(words) == 2:  # the first and the last word of the id together: every byte, once or twice
-        word |= words[1].astype(np.uint64) << np.uint64(8 * size)
-    return word
+    first, last = (word.view(f">u{size}").astype(np.uint64) for word in (words[0], words[-1]))
+    first <<= np.uint64(8 * (8 - size))
+    last <<= np.uint64(8 * (8 - width))
+    first |= last
+    return first
 
 
 def split_collisions(group, first, rows, collided, query, doc_id):

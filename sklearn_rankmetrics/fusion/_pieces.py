@@ -11,6 +11,9 @@ each time one is made). The pieces run on
 :func:`~sklearn_rankmetrics._core._parallel.map_in_threads` (numpy releases
 the GIL in its sorts and loops). A callable method is not cut: it is called
 once, on every document of every query, as :func:`~._fuse.fuse` documents.
+The supervised methods learn from the same pieces: their training rows are
+written back in the whole's order (:meth:`~._training.TrainingRows.joined`)
+before any sum over queries, so they learn the same, bit for bit.
 """
 
 import itertools

@@ -113,7 +113,7 @@ def test_candidate_codes_and_sortable_words_are_exact_at_every_width(width):
     pairs = {(int(c), int(e)) for c, e in zip(codes, expected, strict=True)}
     assert len(pairs) == len(set(codes.tolist())) == len(set(expected.tolist()))
     assert (doc[first[codes]] == doc).all() and (query[first[codes]] == query).all()
-    ordered = id_word(doc, ordered=True)
+    ordered = id_word(doc)
     if width > 8:
         assert ordered is None
     else:
@@ -207,7 +207,7 @@ def test_ids_sorted_descending_as_by_an_argsort_at_every_width(width):
         raw[:, :shared] = 65
         raw[np.arange(width)[None, :] >= rng.integers(1, width + 1, 3000)[:, None]] = 0  # shorter ids
         ids = raw.view(f"S{width}").reshape(-1)
-        doc = id_word(ids, ordered=True)
+        doc = id_word(ids)
         order = by_descending_id(doc)
         np.testing.assert_array_equal(ids[order], ids[np.argsort(~doc, kind="stable")])
         assert sorted(order) == list(range(len(ids)))
